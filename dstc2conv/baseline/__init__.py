@@ -1,0 +1,1 @@
+"""The rule baseline: prioritized rules and response patterns declared in YAML."""

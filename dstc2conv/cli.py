@@ -1,0 +1,119 @@
+"""The command line: ``dstc2conv build | compare | stats | rules ...``.
+
+Exit codes: 0 success, 1 a comparison or check found differences/problems,
+2 bad input or usage (the message names the file, the line or turn, and what is wrong).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import __version__
+from .errors import Dstc2ConvError
+
+SPLITS = ("train", "dev", "test", "all")
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    from .build import BuildOptions, build
+
+    options = BuildOptions(
+        split=args.split,
+        raw=tuple(args.raw or ()),
+        out=args.out,
+        seed=args.seed,
+        kb=args.kb,
+        dstc2_split=args.dstc2_split,
+    )
+    result = build(options, log=lambda msg: print(msg, file=sys.stderr))
+    for path in result.written:
+        print(path)
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import compare_files, format_report
+
+    report = compare_files(args.ours, args.ref, kb=args.kb, manifest=args.manifest)
+    if args.json:
+        import json
+
+        print(json.dumps(report.to_dict(examples=args.examples), indent=2, sort_keys=True))
+    else:
+        print(format_report(report, examples=args.examples))
+    return 0
+
+
+def _cmd_stats(args: argparse.Namespace) -> int:
+    from .stats import file_stats, format_stats
+
+    rows = [file_stats(path) for path in args.files]
+    if args.json:
+        import json
+
+        print(json.dumps([row.to_dict() for row in rows], indent=2))
+    else:
+        print(format_stats(rows))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dstc2conv",
+        description="Rebuild bAbI dialog task 6 from the raw DSTC2 corpus; score rule baselines on it.",
+    )
+    parser.add_argument("--version", action="version", version=f"dstc2conv {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("build", help="convert raw DSTC2 calls into task-6 files")
+    p.add_argument("--split", choices=SPLITS, required=True,
+                   help="which task-6 file(s) to write (all = trn, dev and tst)")
+    p.add_argument("--raw", action="append", metavar="PATH",
+                   help="a DSTC2 tarball or unpacked folder (repeatable; default: what is in data_raw/, "
+                        "else the small sample shipped with dstc2conv)")
+    p.add_argument("--out", default="outputs", metavar="DIR", help="output folder (default: outputs)")
+    p.add_argument("--seed", type=int, default=0, help="seed for the random ratings (default: 0)")
+    p.add_argument("--kb", metavar="FILE",
+                   help="KB file in the published format to draw results from (default: "
+                        "data_raw/dialog-babi-task6-dstc2-kb.txt if present, else a KB built from the logs)")
+    p.add_argument("--dstc2-split", action="store_true",
+                   help="use DSTC2's own train/dev flists instead of the published 1618/500 re-split")
+    p.set_defaults(func=_cmd_build)
+
+    p = sub.add_parser("compare", help="how closely a built task-6 file reproduces a published one")
+    p.add_argument("ours", help="the built file")
+    p.add_argument("ref", help="the published (reference) file")
+    p.add_argument("--kb", metavar="FILE", help="the published KB file, to name the facts behind differing results")
+    p.add_argument("--manifest", metavar="FILE",
+                   help="the build's manifest.json, to name each differing dialog's DSTC2 call "
+                        "(default: manifest.json beside OURS if present)")
+    p.add_argument("--examples", type=int, default=5, metavar="N", help="examples per kind of difference (default 5)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=_cmd_compare)
+
+    p = sub.add_parser("stats", help="the paper's Table 1 statistics for task-6 files")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_cmd_stats)
+
+    from .baseline.cli import add_parser as add_rules_parser
+
+    add_rules_parser(sub)
+    return parser
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run the CLI in-process; return the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except Dstc2ConvError as exc:
+        print(f"dstc2conv: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def main() -> None:
+    sys.exit(run())

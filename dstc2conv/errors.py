@@ -1,0 +1,29 @@
+"""The one family of errors the library raises; only the CLI prints them."""
+from __future__ import annotations
+
+
+class Dstc2ConvError(Exception):
+    """Bad input or a failed step: says where (file, line or turn) and what is wrong.
+
+    Printed as ``path:line: message (rule-id)``, leaving out the parts that are unknown.
+    """
+
+    def __init__(self, message: str, path: str | None = None,
+                 line: int | str | None = None, rule_id: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.line = line
+        self.rule_id = rule_id
+
+    def __str__(self) -> str:
+        where = ""
+        if self.path is not None:
+            where = f"{self.path}:"
+            if self.line is not None:
+                where += f"{self.line}:"
+            where += " "
+        elif self.line is not None:
+            where = f"{self.line}: "
+        suffix = f" ({self.rule_id})" if self.rule_id else ""
+        return f"{where}{self.message}{suffix}"

@@ -1,0 +1,113 @@
+"""Read and write bAbI dialog task-6 files.
+
+A file is a sequence of dialogs separated by blank lines. Every line starts with its
+number within the dialog (from 1). A line with a tab is an exchange, ``user<TAB>bot``;
+a line without one is context: a KB result line (``name R_attr value``) or
+``api_call no result``. ``parse`` then ``serialize`` gives back the input byte for byte.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Union
+
+from .errors import Dstc2ConvError
+
+NO_RESULT = "api_call no result"
+SILENCE = "<SILENCE>"
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """A user utterance and the bot utterance that answers it."""
+    user: str
+    bot: str
+
+
+@dataclass(frozen=True)
+class Context:
+    """A line without a tab: a KB result line or ``api_call no result``."""
+    text: str
+
+
+Line = Union[Exchange, Context]
+
+
+@dataclass(frozen=True)
+class Dialog:
+    lines: tuple[Line, ...]
+    start_line: int = 0  # line number of its first line in the file it came from
+
+    @property
+    def exchanges(self) -> tuple[Exchange, ...]:
+        return tuple(x for x in self.lines if isinstance(x, Exchange))
+
+
+def is_api_call(bot: str) -> bool:
+    return bot.startswith("api_call ")
+
+
+def parse(text: str, path: str = "<string>") -> list[Dialog]:
+    """Parse task-6 text into dialogs; raise Dstc2ConvError naming the bad line."""
+    return list(parse_lines(text.split("\n"), path))
+
+
+def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog]:
+    current: list[Line] = []
+    start = 0
+    expected = 1
+    for lineno, raw in enumerate(lines, 1):
+        raw = raw.rstrip("\r\n")
+        if not raw.strip():
+            if current:
+                yield Dialog(tuple(current), start)
+                current, expected = [], 1
+            continue
+        number, sep, rest = raw.partition(" ")
+        if not sep or not number.isdigit():
+            raise Dstc2ConvError(f"expected '<number> <text>', found {raw[:60]!r}", path, lineno)
+        n = int(number)
+        if n == 1 and current:  # a new dialog without a blank line before it
+            yield Dialog(tuple(current), start)
+            current, expected = [], 1
+        if n != expected:
+            raise Dstc2ConvError(f"line number {n} where {expected} was expected", path, lineno)
+        if not current:
+            start = lineno
+        if "\t" in rest:
+            user, bot = rest.split("\t", 1)
+            if "\t" in bot:
+                raise Dstc2ConvError("more than one tab in an exchange", path, lineno)
+            current.append(Exchange(user, bot))
+        else:
+            current.append(Context(rest))
+        expected += 1
+    if current:
+        yield Dialog(tuple(current), start)
+
+
+def read(path: str | os.PathLike) -> list[Dialog]:
+    """Read a task-6 file; the error names the file and the line."""
+    path = os.fspath(path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return list(parse_lines(fh, path))
+    except UnicodeDecodeError as exc:
+        raise Dstc2ConvError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path) from None
+    except OSError as exc:
+        raise Dstc2ConvError(f"cannot read: {exc.strerror}", path) from None
+
+
+def serialize_dialog(dialog: Dialog) -> str:
+    out = []
+    for i, line in enumerate(dialog.lines, 1):
+        if isinstance(line, Exchange):
+            out.append(f"{i} {line.user}\t{line.bot}\n")
+        else:
+            out.append(f"{i} {line.text}\n")
+    return "".join(out)
+
+
+def serialize(dialogs: Iterable[Dialog]) -> str:
+    """Task-6 text: each dialog followed by a blank line, as the published files."""
+    return "".join(serialize_dialog(d) + "\n" for d in dialogs)
