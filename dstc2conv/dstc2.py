@@ -1,0 +1,274 @@
+"""Read raw DSTC2 calls from the official tarballs or their unpacked folders.
+
+Only this module sees DSTC2's JSON; it hands on frozen ``Call`` objects that hold what
+the conversion needs: per turn, what the system said and its dialog acts, what the user
+said (the human transcription) and the dialog-state labels.
+"""
+from __future__ import annotations
+
+import os
+import tarfile
+from dataclasses import dataclass
+from typing import Iterator
+
+try:  # orjson parses DSTC2's large log.json files about twice as fast as json
+    from orjson import JSONDecodeError, loads as _loads
+except ImportError:  # pragma: no cover - orjson is a declared dependency
+    from json import JSONDecodeError, loads as _loads
+
+from .errors import Dstc2ConvError
+
+SYSTEM_ACTS = frozenset({
+    "welcomemsg", "request", "canthelp", "canthelp.exception", "offer", "inform", "expl-conf",
+    "impl-conf", "select", "reqmore", "confirm-domain", "repeat", "bye", "affirm", "negate",
+})
+USER_ACTS = frozenset({
+    "inform", "request", "bye", "thankyou", "reqalts", "affirm", "negate", "confirm", "hello",
+    "repeat", "ack", "deny", "restart", "reqmore", "null",
+})
+FLISTS = {"train": "dstc2_train.flist", "dev": "dstc2_dev.flist", "test": "dstc2_test.flist"}
+ONTOLOGY = "ontology_dstc2.json"
+
+
+@dataclass(frozen=True)
+class Act:
+    act: str
+    slots: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Turn:
+    system: str                          # what the system said (log.json output.transcript)
+    system_acts: tuple[Act, ...]         # log.json output.dialog-acts
+    user: str                            # label.json transcription
+    user_acts: tuple[Act, ...]           # label.json semantics.json
+    goals: tuple[tuple[str, str], ...]   # label.json goal-labels after this user turn, sorted
+    method: str
+    requested: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Call:
+    session: str   # e.g. "Mar13_S0A0/voip-00d76b791d-20130327_010416"
+    source: str    # the tarball or folder it was read from
+    turns: tuple[Turn, ...]
+
+
+@dataclass(frozen=True)
+class Source:
+    """What one tarball or folder holds: its flists, ontology and calls (by session)."""
+    path: str
+    flists: dict            # split name -> tuple of session paths
+    ontology: dict | None
+    calls: dict             # session -> Call
+
+
+def _acts(raw, path: str, turn: int, known: frozenset, field: str) -> tuple[Act, ...]:
+    if not isinstance(raw, list):
+        raise Dstc2ConvError(f"turn {turn}: {field} is not a list", path)
+    acts = []
+    for item in raw:
+        try:
+            name = item["act"]
+            slots = tuple((str(k), str(v)) for k, v in item["slots"])
+        except (KeyError, TypeError, ValueError):
+            raise Dstc2ConvError(f"turn {turn}: malformed dialog act {item!r} in {field}", path) from None
+        if name not in known:
+            raise Dstc2ConvError(f"turn {turn}: unknown dialog act {name!r} in {field}", path)
+        acts.append(Act(name, slots))
+    return tuple(acts)
+
+
+def _json(data: bytes, path: str):
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Dstc2ConvError(f"not UTF-8 ({exc.reason} at byte {exc.start})", path) from None
+    try:
+        return _loads(text)
+    except JSONDecodeError as exc:
+        raise Dstc2ConvError(f"malformed JSON: {exc}", path) from None
+
+
+def parse_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str) -> Call:
+    """Build a Call from the bytes of its log.json and label.json; ``where`` names the files."""
+    log_path = f"{where}/data/{session}/log.json"
+    label_path = f"{where}/data/{session}/label.json"
+    log = _json(log_bytes, log_path)
+    label = _json(label_bytes, label_path)
+    try:
+        log_turns = log["turns"]
+    except (KeyError, TypeError):
+        raise Dstc2ConvError("no 'turns' list", log_path) from None
+    try:
+        label_turns = label["turns"]
+    except (KeyError, TypeError):
+        raise Dstc2ConvError("no 'turns' list", label_path) from None
+    if len(log_turns) != len(label_turns):
+        raise Dstc2ConvError(
+            f"{len(log_turns)} turns in log.json but {len(label_turns)} in label.json", label_path)
+    turns = []
+    for i, (lt, bt) in enumerate(zip(log_turns, label_turns)):
+        try:
+            output = lt["output"]
+            system = output["transcript"]
+            system_acts = output["dialog-acts"]
+        except (KeyError, TypeError):
+            raise Dstc2ConvError(f"turn {i}: no output.transcript / output.dialog-acts", log_path) from None
+        try:
+            user = bt["transcription"]
+            semantics = bt["semantics"]["json"]
+            goals = bt.get("goal-labels", {})
+            method = bt.get("method-label", "none")
+            requested = bt.get("requested-slots", [])
+        except (KeyError, TypeError):
+            raise Dstc2ConvError(f"turn {i}: no transcription / semantics", label_path) from None
+        if not isinstance(system, str) or not isinstance(user, str) or not isinstance(goals, dict):
+            raise Dstc2ConvError(f"turn {i}: transcript, transcription or goal-labels has the wrong type",
+                                 label_path)
+        turns.append(Turn(
+            system=system,
+            system_acts=_acts(system_acts, log_path, i, SYSTEM_ACTS, "output.dialog-acts"),
+            user=user,
+            user_acts=_acts(semantics, label_path, i, USER_ACTS, "semantics.json"),
+            goals=tuple(sorted((str(k), str(v)) for k, v in goals.items())),
+            method=str(method),
+            requested=tuple(str(s) for s in requested),
+        ))
+    if not turns:
+        raise Dstc2ConvError("the call has no turns", log_path)
+    return Call(session, where, tuple(turns))
+
+
+def _flist(text: str, path: str) -> tuple[str, ...]:
+    sessions = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            sessions.append(line.rstrip("/"))
+    if not sessions:
+        raise Dstc2ConvError("empty flist", path)
+    return tuple(sessions)
+
+
+def _session_of(name: str) -> tuple[str, str] | None:
+    """'data/Mar13_S0A0/voip-x/log.json' -> ('Mar13_S0A0/voip-x', 'log.json')."""
+    parts = name.split("/")
+    try:
+        i = parts.index("data")
+    except ValueError:
+        return None
+    rest = parts[i + 1:]
+    if len(rest) != 3 or rest[2] not in ("log.json", "label.json"):
+        return None
+    return f"{rest[0]}/{rest[1]}", rest[2]
+
+
+def _read_tarball(path: str, wanted) -> Source:
+    pending: dict[str, dict[str, bytes]] = {}
+    calls: dict[str, Call] = {}
+    flists: dict[str, tuple[str, ...]] = {}
+    ontology = None
+    try:
+        with tarfile.open(path, "r:*") as tf:
+            for member in tf:
+                if not member.isfile():
+                    continue
+                name = member.name
+                base = name.rsplit("/", 1)[-1]
+                if base.endswith(".flist") or base == ONTOLOGY:
+                    data = tf.extractfile(member).read()
+                    where = f"{path}:{name}"
+                    if base == ONTOLOGY:
+                        ontology = _json(data, where)
+                    else:
+                        flists[base] = _flist(_decode(data, where), where)
+                    continue
+                found = _session_of(name)
+                if found is None:
+                    continue
+                session, kind = found
+                if wanted is not None and session not in wanted:
+                    continue
+                parts = pending.setdefault(session, {})
+                parts[kind] = tf.extractfile(member).read()
+                if len(parts) == 2:
+                    del pending[session]
+                    calls[session] = parse_call(session, parts["log.json"], parts["label.json"], path)
+    except FileNotFoundError:
+        raise Dstc2ConvError("no such file", path) from None
+    except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
+        raise Dstc2ConvError(f"cannot read the tarball (truncated or not a tarball?): {exc}", path) from None
+    for session, parts in sorted(pending.items()):
+        missing = "log.json" if "log.json" not in parts else "label.json"
+        raise Dstc2ConvError(f"call {session} has no {missing}", path)
+    return Source(path, _named_flists(flists), ontology, calls)
+
+
+def _decode(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Dstc2ConvError(f"not UTF-8 ({exc.reason} at byte {exc.start})", where) from None
+
+
+def _named_flists(by_file: dict) -> dict:
+    return {split: by_file[name] for split, name in FLISTS.items() if name in by_file}
+
+
+def _read_folder(path: str, wanted) -> Source:
+    config = os.path.join(path, "scripts", "config")
+    flists = {}
+    ontology = None
+    if os.path.isdir(config):
+        for name in sorted(os.listdir(config)):
+            full = os.path.join(config, name)
+            if name.endswith(".flist"):
+                flists[name] = _flist(_decode(_read_bytes(full), full), full)
+            elif name == ONTOLOGY:
+                ontology = _json(_read_bytes(full), full)
+    named = _named_flists(flists)
+    if not named:
+        raise Dstc2ConvError("no DSTC2 flist in scripts/config/ (is this an unpacked DSTC2 release?)", path)
+    sessions = sorted({s for split in named.values() for s in split})
+    calls = {}
+    for session in sessions:
+        if wanted is not None and session not in wanted:
+            continue
+        folder = os.path.join(path, "data", session)
+        log = os.path.join(folder, "log.json")
+        label = os.path.join(folder, "label.json")
+        for f in (log, label):
+            if not os.path.isfile(f):
+                raise Dstc2ConvError(f"the flist names call {session} but {f} does not exist", path)
+        calls[session] = parse_call(session, _read_bytes(log), _read_bytes(label), path)
+    return Source(path, named, ontology, calls)
+
+
+def _read_bytes(path: str) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise Dstc2ConvError(f"cannot read: {exc.strerror}", path) from None
+
+
+def read_source(path: str | os.PathLike, wanted=None) -> Source:
+    """Read a DSTC2 tarball or unpacked folder. ``wanted``: session paths to keep (None: all)."""
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        return _read_folder(path, wanted)
+    if not os.path.exists(path):
+        raise Dstc2ConvError("no such file or folder", path)
+    return _read_tarball(path, wanted)
+
+
+def peek_flists(path: str | os.PathLike) -> dict:
+    """The flists of a tarball or folder, without parsing its calls."""
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        return _read_folder(path, wanted=frozenset()).flists
+    return _read_tarball(path, wanted=frozenset()).flists
+
+
+__all__ = ["Act", "Turn", "Call", "Source", "read_source", "parse_call", "peek_flists"]

@@ -1,0 +1,107 @@
+"""The restaurant KB: read and write the published KB file's format, or build one from the logs.
+
+A KB file has one fact per line, ``1 <name> R_<attr> <value>``. Names and values are
+underscored (``yippee_noodle_bar``, ``modern_european``); phone, address and postcode
+values are the placeholders ``<name>_phone``, ``<name>_address``, ``<name>_post_code``.
+"""
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass
+from typing import Iterable
+
+from .errors import Dstc2ConvError
+
+# The order of a restaurant's lines in a result block (R_rating comes last).
+ATTRIBUTES = ("R_post_code", "R_cuisine", "R_location", "R_phone", "R_address", "R_price")
+SLOT_TO_ATTRIBUTE = {"food": "R_cuisine", "area": "R_location", "pricerange": "R_price"}
+PLACEHOLDER_ATTRIBUTES = {"postcode": "R_post_code", "phone": "R_phone", "addr": "R_address"}
+
+
+@dataclass(frozen=True)
+class Restaurant:
+    name: str
+    attrs: tuple[tuple[str, str], ...]   # (attribute, value) in ATTRIBUTES order, missing ones left out
+
+    def get(self, attribute: str) -> str | None:
+        for key, value in self.attrs:
+            if key == attribute:
+                return value
+        return None
+
+
+@dataclass(frozen=True)
+class KB:
+    restaurants: tuple[Restaurant, ...]   # sorted by name
+    source: str                           # a file path, or "logs"
+
+    def by_name(self) -> dict[str, Restaurant]:
+        return {r.name: r for r in self.restaurants}
+
+    def matching(self, cuisine: str | None, location: str | None, price: str | None) -> list[Restaurant]:
+        """Restaurants whose known attributes equal every given value (None: any)."""
+        wanted = [(a, v) for a, v in (("R_cuisine", cuisine), ("R_location", location), ("R_price", price))
+                  if v is not None]
+        return [r for r in self.restaurants if all(r.get(a) == v for a, v in wanted)]
+
+
+def underscore(text: str) -> str:
+    return "_".join(text.split())
+
+
+def _make(name: str, facts: dict[str, str]) -> Restaurant:
+    return Restaurant(name, tuple((a, facts[a]) for a in ATTRIBUTES if a in facts))
+
+
+def read_kb(path: str | os.PathLike) -> KB:
+    """Read a KB file in the published format; errors name the file and line."""
+    path = os.fspath(path)
+    facts: dict[str, dict[str, str]] = {}
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                parts = line.split()
+                if len(parts) != 4 or not parts[0].isdigit() or parts[2] not in ATTRIBUTES + ("R_rating",):
+                    raise Dstc2ConvError(
+                        f"expected '1 <name> R_<attribute> <value>', found {line.strip()[:60]!r}", path, lineno)
+                _, name, attr, value = parts
+                if attr != "R_rating":
+                    facts.setdefault(name, {})[attr] = value
+    except UnicodeDecodeError as exc:
+        raise Dstc2ConvError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path) from None
+    except OSError as exc:
+        raise Dstc2ConvError(f"cannot read the KB file: {exc.strerror}", path) from None
+    if not facts:
+        raise Dstc2ConvError("the KB file has no facts", path)
+    return KB(tuple(_make(n, facts[n]) for n in sorted(facts)), path)
+
+
+def kb_from_acts(names: Iterable[str], offers: Iterable[tuple[str, str, str]]) -> KB:
+    """A KB built from the system's own acts.
+
+    ``names``: every restaurant name (the ontology's); ``offers``: (name, slot, value) for
+    each ``inform(slot=value)`` the system made about an offered restaurant. A restaurant's
+    value for an attribute is the one the system said most often (ties: alphabetical).
+    Every restaurant gets its phone, address and postcode placeholders.
+    """
+    votes: dict[tuple[str, str], Counter] = {}
+    for name, slot, value in offers:
+        attribute = SLOT_TO_ATTRIBUTE.get(slot)
+        if attribute is not None and value != "dontcare":
+            votes.setdefault((underscore(name), attribute), Counter())[underscore(value)] += 1
+    restaurants = []
+    for name in sorted({underscore(n) for n in names}):
+        facts = {a: f"{name}_{a[2:]}" for a in PLACEHOLDER_ATTRIBUTES.values()}
+        for attribute in SLOT_TO_ATTRIBUTE.values():
+            counter = votes.get((name, attribute))
+            if counter:
+                facts[attribute] = min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+        restaurants.append(_make(name, facts))
+    return KB(tuple(restaurants), "logs")
+
+
+def format_kb(kb: KB) -> str:
+    return "".join(f"1 {r.name} {a} {v}\n" for r in kb.restaurants for a, v in r.attrs)
