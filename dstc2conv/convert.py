@@ -16,6 +16,7 @@ import random
 import re
 from dataclasses import dataclass
 
+from .apicall import plan_calls
 from .dstc2 import Call, Turn
 from .kb import ATTRIBUTES, KB, Restaurant, underscore
 from .task6 import NO_RESULT, SILENCE, Context, Dialog, Exchange
@@ -113,34 +114,6 @@ def _offered_name(acts) -> str | None:
 
 # ---------------------------------------------------------------- api calls
 
-def _eligible(turn: Turn, kb_names: frozenset) -> bool:
-    for act in turn.system_acts:
-        if act.act == "offer":
-            name = _offered_name((act,))
-            if name is not None and underscore(name) in kb_names:
-                return True
-        if act.act == "canthelp" and len(act.slots) >= 2:
-            return True
-    return False
-
-
-def call_values(call: Call, upto: int) -> tuple[str | None, str | None, str | None]:
-    """The api_call values at system turn ``upto``: the goal labels after user turn
-    ``upto - 1``, keeping a value only if its text occurs in a user transcription so far."""
-    if upto == 0:
-        return (None, None, None)
-    goals = dict(call.turns[upto - 1].goals)
-    said = " ".join(t.user.lower() for t in call.turns[:upto])
-    values = []
-    for slot in SLOTS:
-        value = goals.get(slot)
-        if value is None or value == "dontcare" or value.lower() not in said:
-            values.append(None)
-        else:
-            values.append(underscore(value))
-    return tuple(values)
-
-
 def format_call(values) -> str:
     return "api_call " + " ".join(v if v is not None else p for v, p in zip(values, PLACEHOLDERS))
 
@@ -191,20 +164,18 @@ def convert_call(call: Call, kb: KB, lexicon: Lexicon, rng: random.Random) -> Di
         else:
             kept.append([i, i, user])
 
+    calls = plan_calls(call, [(first, last) for first, last, _ in kept], lexicon.names)
     lines: list = []
-    last_call = None
     pending: list[tuple[int, list[Restaurant], dict]] = []  # blocks whose ratings wait for offers
     blocks: list[tuple[int, list[Restaurant]]] = []
-    for first, i, user in kept:
-        if _eligible(turns[first], lexicon.names):
-            values = call_values(call, first)
-            if values != last_call:
-                last_call = values
-                lines.append(Exchange(user, format_call(values)))
-                restaurants = [] if values == (None, None, None) else kb.matching(*values)
-                blocks.append((len(lines), restaurants))
-                lines.append(None)  # placeholder for the result block
-                user = SILENCE
+    for run, (first, i, user) in enumerate(kept):
+        values = calls.get(run)
+        if values is not None:
+            lines.append(Exchange(user, format_call(values)))
+            restaurants = [] if values == (None, None, None) else kb.matching(*values)
+            blocks.append((len(lines), restaurants))
+            lines.append(None)  # placeholder for the result block
+            user = SILENCE
         lines.append(Exchange(user, system[i]))
     lines.append(Exchange(users[-1], WELCOME_BOT))
 
@@ -242,4 +213,4 @@ def _first_name(bot: str, names: set) -> str | None:
 
 
 __all__ = ["Ontology", "Lexicon", "make_lexicon", "convert_call", "clean_user", "clean_system",
-           "call_values", "format_call", "assign_ratings", "ATTRIBUTES"]
+           "format_call", "assign_ratings", "ATTRIBUTES"]

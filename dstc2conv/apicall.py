@@ -1,0 +1,61 @@
+"""When an ``api_call`` is written, and which values it carries.
+
+``plan_calls`` sees one call and the runs of identical system turns that become its
+task-6 lines, and returns, for the runs that are preceded by an api_call, the call's
+values (cuisine, location, price; None for a missing or dontcare slot).
+"""
+from __future__ import annotations
+
+from .dstc2 import Call, Turn
+from .kb import underscore
+
+SLOTS = ("food", "area", "pricerange")
+Values = tuple  # (cuisine, location, price), each a str or None
+
+
+def _offered_name(turn: Turn) -> str | None:
+    for act in turn.system_acts:
+        if act.act == "offer":
+            for slot, value in act.slots:
+                if slot == "name":
+                    return value
+    return None
+
+
+def eligible(turn: Turn, kb_names: frozenset) -> bool:
+    """The system offers a KB restaurant, or cannot help with two or more constraints."""
+    name = _offered_name(turn)
+    if name is not None and underscore(name) in kb_names:
+        return True
+    return any(act.act == "canthelp" and len(act.slots) >= 2 for act in turn.system_acts)
+
+
+def call_values(call: Call, upto: int) -> Values:
+    """The values at system turn ``upto``: the goal labels after user turn ``upto - 1``,
+    keeping a value only if its text occurs in a user transcription so far."""
+    if upto == 0:
+        return (None, None, None)
+    goals = dict(call.turns[upto - 1].goals)
+    said = " ".join(t.user.lower() for t in call.turns[:upto])
+    values = []
+    for slot in SLOTS:
+        value = goals.get(slot)
+        if value is None or value == "dontcare" or value.lower() not in said:
+            values.append(None)
+        else:
+            values.append(underscore(value))
+    return tuple(values)
+
+
+def plan_calls(call: Call, runs: list[tuple[int, int]], kb_names: frozenset) -> dict[int, Values]:
+    """``runs``: (first, last) system-turn index of each task-6 line, in order.
+    Returns {run index: values} for the runs whose line is preceded by an api_call."""
+    planned: dict[int, Values] = {}
+    last = None
+    for index, (first, _last) in enumerate(runs):
+        if eligible(call.turns[first], kb_names):
+            values = call_values(call, first)
+            if values != last:
+                planned[index] = values
+                last = values
+    return planned
