@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from .apicall import plan_calls
 from .dstc2 import Call, Turn
-from .kb import ATTRIBUTES, KB, Restaurant, underscore
+from .kb import KB, Restaurant, underscore
 from .task6 import NO_RESULT, SILENCE, Context, Dialog, Exchange
 
 WELCOME_BOT = " you are welcome"
@@ -128,89 +128,82 @@ def result_lines(restaurants: list[Restaurant], ratings: dict[str, int]) -> list
     return lines
 
 
-def assign_ratings(restaurants: list[Restaurant], offered_order: list[str], rng: random.Random) -> dict[str, int]:
-    """Random distinct-enough ratings where the restaurants offered after the call, in
-    their order, hold the highest ratings in decreasing order."""
-    n = len(restaurants)
-    pool = rng.sample(range(1, max(10, n) + 1), n) if n else []
-    pool.sort(reverse=True)
-    ratings: dict[str, int] = {}
-    names = [r.name for r in restaurants]
-    first = [name for name in offered_order if name in names]
-    rest = [name for name in names if name not in first]
-    rng.shuffle(rest)
-    for name, rating in zip(first + rest, pool):
-        ratings[name] = rating
+# Ratings look like the published ones: offered restaurants rate 5-10, the others 0-4.
+OFFERED_RATINGS = range(5, 11)
+OTHER_RATINGS = range(0, 5)
+
+
+def assign_ratings(names: list[str], offered: list[str], rng: random.Random) -> dict[str, int]:
+    """Random ratings under which each restaurant in ``offered`` (in the order the system
+    offered them) is the highest rated of the restaurants not offered before it."""
+    ratings = {name: rng.choice(OTHER_RATINGS) for name in names}
+    offered = [name for name in offered if name in ratings]
+    if len(offered) <= len(OFFERED_RATINGS):
+        top = sorted(rng.sample(OFFERED_RATINGS, len(offered)), reverse=True)
+    else:  # more offers than the usual scale holds: extend it upwards
+        top = list(range(OFFERED_RATINGS.start + len(offered) - 1, OFFERED_RATINGS.start - 1, -1))
+    ratings.update(zip(offered, top))
     return ratings
 
 
 # ---------------------------------------------------------------- the dialog
 
+def merge_repeats(system: list[str], users: list[str]) -> list[tuple[int, int, str]]:
+    """Pair system turn i with user turn i-1; runs of identical system turns become one
+    line. Returns (first turn of the run, last turn of the run, user) per line. The user
+    is the last turn's, unless an earlier one in the run was silence (then silence)."""
+    runs: list[list] = []
+    for i, text in enumerate(system):
+        user = SILENCE if i == 0 else users[i - 1]
+        if runs and system[runs[-1][1]] == text:
+            runs[-1][1] = i
+            if runs[-1][2] != SILENCE:
+                runs[-1][2] = user
+        else:
+            runs.append([i, i, user])
+    return [tuple(run) for run in runs]
+
+
 def convert_call(call: Call, kb: KB, lexicon: Lexicon, rng: random.Random) -> Dialog:
     turns = call.turns
     system = [clean_system(t, lexicon) for t in turns]
     users = [clean_user(t.user, lexicon) for t in turns]
-    kb_index = kb.by_name()
+    runs = merge_repeats(system, users)
+    calls = plan_calls(call, [(first, last) for first, last, _ in runs], lexicon.names)
 
-    # Runs of identical system turns become one line. Its user turn is the later one,
-    # unless the earlier was silence (then silence); its acts are the run's first turn's.
-    kept: list[list[int | str]] = []  # [first system turn of the run, last system turn, user]
-    for i, text in enumerate(system):
-        user = SILENCE if i == 0 else users[i - 1]
-        if kept and system[kept[-1][1]] == text:
-            if kept[-1][2] != SILENCE:
-                kept[-1][2] = user
-            kept[-1][1] = i
-        else:
-            kept.append([i, i, user])
-
-    calls = plan_calls(call, [(first, last) for first, last, _ in kept], lexicon.names)
+    # Lines, with each result block as a list of restaurants to be rated once the
+    # offers that follow it are known.
     lines: list = []
-    pending: list[tuple[int, list[Restaurant], dict]] = []  # blocks whose ratings wait for offers
-    blocks: list[tuple[int, list[Restaurant]]] = []
-    for run, (first, i, user) in enumerate(kept):
-        values = calls.get(run)
+    for k, (first, last, user) in enumerate(runs):
+        values = calls.get(k)
         if values is not None:
             lines.append(Exchange(user, format_call(values)))
-            restaurants = [] if values == (None, None, None) else kb.matching(*values)
-            blocks.append((len(lines), restaurants))
-            lines.append(None)  # placeholder for the result block
+            lines.append([] if values == (None, None, None) else kb.matching(*values))
             user = SILENCE
-        lines.append(Exchange(user, system[i]))
-    lines.append(Exchange(users[-1], WELCOME_BOT))
+        lines.append((Exchange(user, system[last]), _offered_name(turns[first].system_acts)))
+    lines.append((Exchange(users[-1], WELCOME_BOT), None))
 
-    # Ratings: the offers made after each block, in order, get its highest ratings.
     out: list = []
-    block_at = {pos: restaurants for pos, restaurants in blocks}
     for pos, line in enumerate(lines):
-        if line is not None:
+        if isinstance(line, Exchange):
             out.append(line)
-            continue
-        restaurants = block_at[pos]
-        if not restaurants:
+        elif isinstance(line, tuple):
+            out.append(line[0])
+        elif not line:
             out.append(Context(NO_RESULT))
-            continue
-        names = {r.name for r in restaurants}
-        end = next((p for p, _ in blocks if p > pos), len(lines))
-        offered = []
-        for later in lines[pos + 1:end]:
-            if later is None:
-                continue
-            name = _first_name(later.bot, names)
-            if name is not None and name not in offered:
-                offered.append(name)
-        ratings = assign_ratings(restaurants, offered, rng)
-        out.extend(result_lines(restaurants, ratings))
-    del kb_index, pending
+        else:
+            offered = []
+            for later in lines[pos + 1:]:
+                if isinstance(later, list):
+                    break
+                if isinstance(later, tuple) and later[1] is not None:
+                    name = underscore(later[1])
+                    if name not in offered:
+                        offered.append(name)
+            ratings = assign_ratings([r.name for r in line], offered, rng)
+            out.extend(result_lines(line, ratings))
     return Dialog(tuple(out))
 
 
-def _first_name(bot: str, names: set) -> str | None:
-    for token in bot.split():
-        if token in names:
-            return token
-    return None
-
-
 __all__ = ["Ontology", "Lexicon", "make_lexicon", "convert_call", "clean_user", "clean_system",
-           "format_call", "assign_ratings", "ATTRIBUTES"]
+           "merge_repeats", "format_call", "assign_ratings"]
