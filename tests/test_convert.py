@@ -1,0 +1,132 @@
+"""The converter on tiny hand-written DSTC2 calls: golden output, determinism, the rules."""
+from __future__ import annotations
+
+import json
+import random
+
+from conftest import GOLDEN, SAMPLE
+
+from dstc2conv import task6
+from dstc2conv.build import BuildOptions, build
+from dstc2conv.convert import assign_ratings, merge_repeats
+from dstc2conv.dstc2 import read_source
+
+
+def _build(tmp_path, split="test", seed=0, name="out"):
+    out = tmp_path / name
+    build(BuildOptions(split=split, raw=(str(SAMPLE),), out=str(out), seed=seed))
+    return out
+
+
+def test_sample_matches_golden(tmp_path):
+    out = _build(tmp_path)
+    assert (out / "dialog-babi-task6-dstc2-tst.txt").read_text() == (GOLDEN / "sample-tst.txt").read_text()
+    assert (out / "dialog-babi-task6-dstc2-candidates.txt").read_text() == \
+        (GOLDEN / "sample-tst-candidates.txt").read_text()
+    assert (out / "dialog-babi-task6-dstc2-kb.txt").read_text() == (GOLDEN / "sample-kb.txt").read_text()
+
+
+def test_same_seed_same_bytes_other_seed_other_ratings(tmp_path):
+    a = _build(tmp_path, "all", 7, "a")
+    b = _build(tmp_path, "all", 7, "b")
+    c = _build(tmp_path, "all", 8, "c")
+    for name in ("dialog-babi-task6-dstc2-tst.txt", "dialog-babi-task6-dstc2-dev.txt",
+                 "dialog-babi-task6-dstc2-candidates.txt", "manifest.json"):
+        assert (a / name).read_bytes() == (b / name).read_bytes()
+    tst_a = (a / "dialog-babi-task6-dstc2-tst.txt").read_text()
+    tst_c = (c / "dialog-babi-task6-dstc2-tst.txt").read_text()
+    strip = lambda text: [line.rsplit(" ", 1)[0] if "R_rating" in line else line for line in text.splitlines()]
+    assert strip(tst_a) == strip(tst_c)  # only ratings depend on the seed
+
+
+def test_output_round_trips_through_the_task6_reader(tmp_path):
+    text = (_build(tmp_path) / "dialog-babi-task6-dstc2-tst.txt").read_text()
+    dialogs = task6.parse(text)
+    assert len(dialogs) == 3
+    assert task6.serialize(dialogs) == text
+
+
+def test_manifest_names_every_dialog_and_input(tmp_path):
+    out = _build(tmp_path, "all")
+    manifest = json.loads((out / "manifest.json").read_text())
+    files = manifest["files"]
+    assert files["dialog-babi-task6-dstc2-tst.txt"]["dialogs"] == [
+        "Mar13_S9A0/voip-sample00001-20260101_100000",
+        "Mar13_S9A0/voip-sample00002-20260101_110000",
+        "Mar13_S9A1/voip-sample00003-20260101_120000",
+    ]
+    # published split: the first 500 of train+dev in session order are dev (here: both calls)
+    assert files["dialog-babi-task6-dstc2-dev.txt"]["dialogs"] == [
+        "Mar13_S9A0/voip-sample00001-20260101_100000",
+        "Mar13_S9A1/voip-sample00004-20260101_130000",
+    ]
+    assert files["dialog-babi-task6-dstc2-trn.txt"]["dialogs"] == []
+    assert manifest["seed"] == 0 and manifest["kb"]["source"] == "logs"
+    assert len(manifest["inputs"]) == 1 and len(manifest["inputs"][0]["sha256"]) == 64
+    for name, entry in files.items():
+        assert len(task6.read(out / name)) == len(entry["dialogs"])
+
+
+def test_dstc2_split_uses_the_flists(tmp_path):
+    out = tmp_path / "o"
+    build(BuildOptions(split="train", raw=(str(SAMPLE),), out=str(out), dstc2_split=True))
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["split"] == "dstc2"
+    assert manifest["files"]["dialog-babi-task6-dstc2-trn.txt"]["dialogs"] == [
+        "Mar13_S9A1/voip-sample00004-20260101_130000"]
+
+
+def test_slot_only_in_labels_is_dropped(tmp_path):
+    # the user said "center"; the label says centre: the published rule drops the slot
+    out = tmp_path / "o"
+    build(BuildOptions(split="train", raw=(str(SAMPLE),), out=str(out), dstc2_split=True))
+    text = (out / "dialog-babi-task6-dstc2-trn.txt").read_text()
+    assert "\tapi_call indian R_location R_price\n" in text
+
+
+def test_kb_file_is_used_when_given(tmp_path):
+    kb = tmp_path / "kb.txt"
+    kb.write_text("1 pasta_palace R_cuisine italian\n1 pasta_palace R_location north\n"
+                  "1 pasta_palace R_price cheap\n1 wok_this_way R_cuisine italian\n"
+                  "1 wok_this_way R_location north\n1 wok_this_way R_price cheap\n")
+    out = tmp_path / "o"
+    build(BuildOptions(split="test", raw=(str(SAMPLE),), out=str(out), kb=str(kb)))
+    dialog = task6.read(out / "dialog-babi-task6-dstc2-tst.txt")[0]
+    results = [line.text for line in dialog.lines if isinstance(line, task6.Context)]
+    assert [r for r in results if "R_rating" not in r] == [
+        "pasta_palace R_cuisine italian", "pasta_palace R_location north", "pasta_palace R_price cheap",
+        "wok_this_way R_cuisine italian", "wok_this_way R_location north", "wok_this_way R_price cheap"]
+    ratings = {r.split()[0]: int(r.split()[2]) for r in results if "R_rating" in r}
+    assert ratings["pasta_palace"] > ratings["wok_this_way"]  # the offered one rates highest
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["kb"]["source"] == "file" and manifest["kb"]["path"] == str(kb)
+
+
+def test_merge_repeats_keeps_later_user_unless_earlier_was_silence():
+    system = ["hello", "ask food", "ask food", "offer", "offer", "bye"]
+    users = ["<SILENCE>", "noise words", "thai", "more", "other", "thanks"]
+    assert merge_repeats(system, users) == [
+        (0, 0, "<SILENCE>"), (1, 2, "<SILENCE>"), (3, 4, "more"), (5, 5, "other")]
+    users[0] = "hi"
+    assert merge_repeats(system, users)[1] == (1, 2, "noise words")
+
+
+def test_ratings_make_offers_predictable():
+    rng = random.Random(3)
+    for _ in range(200):
+        names = [f"r{i}" for i in range(rng.randint(1, 30))]
+        offered = rng.sample(names, rng.randint(0, min(len(names), 9)))
+        ratings = assign_ratings(names, offered, rng)
+        remaining = set(names)
+        for name in offered:
+            assert ratings[name] > max((ratings[n] for n in remaining - {name}), default=-1)
+            remaining.discard(name)
+
+
+def test_reader_reads_folder_and_keeps_turns():
+    source = read_source(SAMPLE)
+    call = source.calls["Mar13_S9A0/voip-sample00002-20260101_110000"]
+    assert len(call.turns) == 7
+    assert call.turns[4].system_acts[0].act == "canthelp"
+    assert dict(call.turns[4].goals)["food"] == "chinese"
+    assert set(source.flists) == {"train", "dev", "test"}
