@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Iterable
 
 from .errors import Dstc2ConvError
@@ -39,11 +40,24 @@ class KB:
     def by_name(self) -> dict[str, Restaurant]:
         return {r.name: r for r in self.restaurants}
 
+    @cached_property
+    def _positions(self) -> dict[tuple[str, str], frozenset]:
+        """(attribute, value) -> positions of the restaurants that have it."""
+        index: dict[tuple[str, str], set] = {}
+        for position, restaurant in enumerate(self.restaurants):
+            for fact in restaurant.attrs:
+                index.setdefault(fact, set()).add(position)
+        return {fact: frozenset(found) for fact, found in index.items()}
+
     def matching(self, cuisine: str | None, location: str | None, price: str | None) -> list[Restaurant]:
-        """Restaurants whose known attributes equal every given value (None: any)."""
-        wanted = [(a, v) for a, v in (("R_cuisine", cuisine), ("R_location", location), ("R_price", price))
-                  if v is not None]
-        return [r for r in self.restaurants if all(r.get(a) == v for a, v in wanted)]
+        """Restaurants, in KB order, whose attributes equal every given value (None: any)."""
+        found = None
+        for attribute, value in (("R_cuisine", cuisine), ("R_location", location), ("R_price", price)):
+            if value is not None:
+                have = self._positions.get((attribute, value), frozenset())
+                found = have if found is None else found & have
+        positions = range(len(self.restaurants)) if found is None else sorted(found)
+        return [self.restaurants[p] for p in positions]
 
 
 def underscore(text: str) -> str:
