@@ -41,6 +41,7 @@ class BuildOptions:
     kb: str | None = None            # a KB file; None: data_raw/<kb file> if present, else from the logs
     dstc2_split: bool = False        # DSTC2's own train/dev flists instead of the published re-split
     raw_dir: str = DEFAULT_RAW_DIR
+    jobs: int = 1                    # processes that parse the JSON in parallel
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,8 @@ def _needed_flists(splits: tuple[str, ...]) -> set[str]:
     return needed
 
 
-def load_sources(paths: list[str], splits: tuple[str, ...], log: Callable[[str], None]) -> list[Source]:
+def load_sources(paths: list[str], splits: tuple[str, ...], log: Callable[[str], None],
+                 jobs: int = 1) -> list[Source]:
     """Read the sources that hold the flists the splits need; skip the others.
     With several sources and not every split asked for, each is first peeked for its flists."""
     needed = _needed_flists(splits)
@@ -92,7 +94,7 @@ def load_sources(paths: list[str], splits: tuple[str, ...], log: Callable[[str],
             else:
                 log(f"skipping {path}: it holds no {'/'.join(sorted(needed))} flist")
         paths = chosen
-    sources = [read_source(path) for path in paths]
+    sources = [read_source(path, workers=jobs) for path in paths]
     have = {name for s in sources for name in s.flists}
     missing = sorted(needed - have)
     if len(splits) == 3 and have:  # --split all builds the splits the inputs hold
@@ -216,7 +218,7 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None)
             log(f"no DSTC2 data in {options.raw_dir}/: building the small hand-written sample "
                 f"({paths[0]}). Put dstc2_traindev.tar.gz / dstc2_test.tar.gz in {options.raw_dir}/ "
                 "to convert the corpus.")
-    sources = load_sources(paths, splits, log)
+    sources = load_sources(paths, splits, log, options.jobs)
     calls: dict[str, Call] = {}
     flists: dict[str, tuple[str, ...]] = {}
     for source in sources:

@@ -6,6 +6,7 @@ Exit codes: 0 success, 1 a comparison or check found differences/problems,
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from . import __version__
@@ -24,6 +25,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         seed=args.seed,
         kb=args.kb,
         dstc2_split=args.dstc2_split,
+        jobs=args.jobs,
     )
     result = build(options, log=lambda msg: print(msg, file=sys.stderr))
     for path in result.written:
@@ -78,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "data_raw/dialog-babi-task6-dstc2-kb.txt if present, else a KB built from the logs)")
     p.add_argument("--dstc2-split", action="store_true",
                    help="use DSTC2's own train/dev flists instead of the published 1618/500 re-split")
+    p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
+                   help="processes that parse the JSON (default: 2, or 1 on a one-core machine); "
+                        "the output does not depend on it")
     p.set_defaults(func=_cmd_build)
 
     p = sub.add_parser("compare", help="how closely a built task-6 file reproduces a published one")

@@ -6,8 +6,11 @@ said (the human transcription) and the dialog-state labels.
 """
 from __future__ import annotations
 
+import multiprocessing
 import os
 import tarfile
+import zlib
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -164,7 +167,12 @@ def _session_of(name: str) -> tuple[str, str] | None:
     return f"{rest[0]}/{rest[1]}", rest[2]
 
 
-def _read_tarball(path: str, wanted) -> Source:
+def _mine(session: str, part: tuple[int, int]) -> bool:
+    index, parts = part
+    return parts == 1 or zlib.crc32(session.encode()) % parts == index
+
+
+def _read_tarball(path: str, wanted, part: tuple[int, int] = (0, 1)) -> Source:
     pending: dict[str, dict[str, bytes]] = {}
     calls: dict[str, Call] = {}
     flists: dict[str, tuple[str, ...]] = {}
@@ -188,7 +196,7 @@ def _read_tarball(path: str, wanted) -> Source:
                 if found is None:
                     continue
                 session, kind = found
-                if wanted is not None and session not in wanted:
+                if wanted is not None and session not in wanted or not _mine(session, part):
                     continue
                 parts = pending.setdefault(session, {})
                 parts[kind] = tf.extractfile(member).read()
@@ -216,7 +224,7 @@ def _named_flists(by_file: dict) -> dict:
     return {split: by_file[name] for split, name in FLISTS.items() if name in by_file}
 
 
-def _read_folder(path: str, wanted) -> Source:
+def _read_folder(path: str, wanted, part: tuple[int, int] = (0, 1)) -> Source:
     config = os.path.join(path, "scripts", "config")
     flists = {}
     ontology = None
@@ -233,7 +241,7 @@ def _read_folder(path: str, wanted) -> Source:
     sessions = sorted({s for split in named.values() for s in split})
     calls = {}
     for session in sessions:
-        if wanted is not None and session not in wanted:
+        if wanted is not None and session not in wanted or not _mine(session, part):
             continue
         folder = os.path.join(path, "data", session)
         log = os.path.join(folder, "log.json")
@@ -253,22 +261,30 @@ def _read_bytes(path: str) -> bytes:
         raise Dstc2ConvError(f"cannot read: {exc.strerror}", path) from None
 
 
-def read_source(path: str | os.PathLike, wanted=None) -> Source:
-    """Read a DSTC2 tarball or unpacked folder. ``wanted``: session paths to keep (None: all)."""
+def _read_part(path: str, wanted, part: tuple[int, int]) -> Source:
+    reader = _read_folder if os.path.isdir(path) else _read_tarball
+    return reader(path, wanted, part)
+
+
+def read_source(path: str | os.PathLike, wanted=None, workers: int = 1) -> Source:
+    """Read a DSTC2 tarball or unpacked folder. ``wanted``: session paths to keep (None: all).
+
+    With ``workers`` > 1, that many processes each parse a share of the calls (every
+    process still reads the whole tarball: gzip cannot be split); the result is the same.
+    """
     path = os.fspath(path)
-    if os.path.isdir(path):
-        return _read_folder(path, wanted)
     if not os.path.exists(path):
         raise Dstc2ConvError("no such file or folder", path)
-    return _read_tarball(path, wanted)
+    if workers <= 1 or wanted is not None and len(wanted) == 0:
+        return _read_part(path, wanted, (0, 1))
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    with ProcessPoolExecutor(workers - 1, mp_context=context) as pool:
+        others = [pool.submit(_read_part, path, wanted, (i, workers)) for i in range(1, workers)]
+        parts = [_read_part(path, wanted, (0, workers))] + [f.result() for f in others]
+    calls = {}
+    for source in parts:
+        calls.update(source.calls)
+    return Source(path, parts[0].flists, parts[0].ontology, {s: calls[s] for s in sorted(calls)})
 
 
-def peek_flists(path: str | os.PathLike) -> dict:
-    """The flists of a tarball or folder, without parsing its calls."""
-    path = os.fspath(path)
-    if os.path.isdir(path):
-        return _read_folder(path, wanted=frozenset()).flists
-    return _read_tarball(path, wanted=frozenset()).flists
-
-
-__all__ = ["Act", "Turn", "Call", "Source", "read_source", "parse_call", "peek_flists"]
+__all__ = ["Act", "Turn", "Call", "Source", "read_source", "parse_call"]

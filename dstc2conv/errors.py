@@ -10,7 +10,7 @@ class Dstc2ConvError(Exception):
 
     def __init__(self, message: str, path: str | None = None,
                  line: int | str | None = None, rule_id: str | None = None):
-        super().__init__(message)
+        super().__init__(message, path, line, rule_id)  # all of them, so it pickles whole
         self.message = message
         self.path = path
         self.line = line

@@ -130,3 +130,12 @@ def test_reader_reads_folder_and_keeps_turns():
     assert call.turns[4].system_acts[0].act == "canthelp"
     assert dict(call.turns[4].goals)["food"] == "chinese"
     assert set(source.flists) == {"train", "dev", "test"}
+
+
+def test_parallel_reading_gives_the_same_files(tmp_path):
+    one = tmp_path / "one"
+    two = tmp_path / "two"
+    build(BuildOptions(split="all", raw=(str(SAMPLE),), out=str(one), jobs=1))
+    build(BuildOptions(split="all", raw=(str(SAMPLE),), out=str(two), jobs=2))
+    for path in sorted(one.iterdir()):
+        assert path.read_bytes() == (two / path.name).read_bytes(), path.name
