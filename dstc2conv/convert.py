@@ -47,7 +47,7 @@ class Ontology:
 class Lexicon:
     """Compiled patterns for one ontology and KB (built once per build)."""
     multiword: re.Pattern   # multiword foods and names (of at most MAX_NAME_WORDS words), longest first
-    names: frozenset        # the KB's restaurant names, underscored
+    names: frozenset        # the KB's restaurant names that are joined in system turns, underscored
 
 
 # Restaurant names of more than five words were never joined in the published files
@@ -60,7 +60,10 @@ def make_lexicon(ontology: Ontology, kb: KB) -> Lexicon:
     names = [n for n in ontology.names if len(n.split()) <= MAX_NAME_WORDS]
     phrases = sorted({p for p in ontology.foods + tuple(names) if " " in p}, key=lambda p: (-len(p), p))
     multiword = re.compile("|".join(re.escape(p) for p in phrases) if phrases else r"(?!x)x")
-    return Lexicon(multiword, frozenset(r.name for r in kb.restaurants))
+    # An offer triggers an api_call only when its name shows as a KB token in the system
+    # turn: the published files wrote no call at offers of the six-word names.
+    return Lexicon(multiword, frozenset(r.name for r in kb.restaurants
+                                        if len(r.name.split("_")) <= MAX_NAME_WORDS))
 
 
 # ---------------------------------------------------------------- cleaning
