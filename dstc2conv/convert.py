@@ -180,7 +180,8 @@ def convert_call(call: Call, kb: KB, lexicon: Lexicon, rng: random.Random) -> Di
     for k, (first, last, user) in enumerate(runs):
         values = calls.get(k)
         if values is not None:
-            lines.append(Exchange(user, format_call(values)))
+            # the call answers the run's first user turn; the run's later ones are dropped
+            lines.append(Exchange(SILENCE if first == 0 else users[first - 1], format_call(values)))
             lines.append([] if values == (None, None, None) else kb.matching(*values))
             user = SILENCE
         lines.append((Exchange(user, system[last]), _offered_name(turns[first].system_acts)))
