@@ -43,7 +43,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_dict(examples=args.examples), indent=2, sort_keys=True))
     else:
         print(format_report(report, examples=args.examples))
-    return 0
+    return 0 if report.identical else 1
 
 
 def _cmd_stats(args: argparse.Namespace) -> int:

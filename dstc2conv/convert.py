@@ -196,17 +196,27 @@ def convert_call(call: Call, kb: KB, lexicon: Lexicon, rng: random.Random) -> Di
         elif not line:
             out.append(Context(NO_RESULT))
         else:
+            names = {r.name for r in line}
             offered = []
             for later in lines[pos + 1:]:
                 if isinstance(later, list):
                     break
                 if isinstance(later, tuple) and later[1] is not None:
-                    name = underscore(later[1])
+                    name = _shown_offer(later[0].bot, underscore(later[1]), names)
                     if name not in offered:
                         offered.append(name)
             ratings = assign_ratings([r.name for r in line], offered, rng)
             out.extend(result_lines(line, ratings))
     return Dialog(tuple(out))
+
+
+def _shown_offer(bot: str, offered: str, block: set) -> str:
+    """The restaurant an offer shows: the offered name if the turn shows it as a token,
+    else the first restaurant of the block it shows (``pizza_express Fen Ditton``)."""
+    tokens = bot.split()
+    if offered in tokens:
+        return offered
+    return next((t for t in tokens if t in block), offered)
 
 
 __all__ = ["Ontology", "Lexicon", "make_lexicon", "convert_call", "clean_user", "clean_system",

@@ -1,0 +1,111 @@
+"""The statistics of the paper's Table 1 for task-6 files."""
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+
+from .task6 import SILENCE, Context, Exchange, read
+
+
+@dataclass(frozen=True)
+class FileStats:
+    """Table 1 for one file.
+
+    - ``user_utterances``: the user turns of the exchange lines that are not ``<SILENCE>``
+      (those are counted apart, in ``silent_user_turns``);
+    - ``bot_utterances``: the bot turns of the exchange lines, ``api_call`` ones included;
+    - ``api_outputs``: context lines (result lines and ``api_call no result``);
+    - ``vocabulary_size``: distinct whitespace-separated tokens, case kept, in the user
+      utterances, the bot utterances and the context lines (line numbers left out;
+      ``<SILENCE>`` counts as a token);
+    - ``candidate_set_size``: distinct bot utterances (api_calls included).
+    """
+    file: str
+    dialogs: int
+    user_utterances: int
+    silent_user_turns: int
+    bot_utterances: int
+    api_outputs: int
+    vocabulary_size: int
+    candidate_set_size: int
+
+    def _per_dialog(self, n: int) -> float:
+        return n / self.dialogs if self.dialogs else 0.0
+
+    @property
+    def user_per_dialog(self) -> float:
+        return self._per_dialog(self.user_utterances)
+
+    @property
+    def silent_per_dialog(self) -> float:
+        return self._per_dialog(self.silent_user_turns)
+
+    @property
+    def bot_per_dialog(self) -> float:
+        return self._per_dialog(self.bot_utterances)
+
+    @property
+    def api_outputs_per_dialog(self) -> float:
+        return self._per_dialog(self.api_outputs)
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out["user_utterances_per_dialog"] = round(self.user_per_dialog, 4)
+        out["silent_user_turns_per_dialog"] = round(self.silent_per_dialog, 4)
+        out["bot_utterances_per_dialog"] = round(self.bot_per_dialog, 4)
+        out["api_outputs_per_dialog"] = round(self.api_outputs_per_dialog, 4)
+        return out
+
+
+def file_stats(path: str | os.PathLike) -> FileStats:
+    path = os.fspath(path)
+    dialogs = read(path)
+    users = silent = bots = outputs = 0
+    vocabulary: set[str] = set()
+    candidates: set[str] = set()
+    for dialog in dialogs:
+        for line in dialog.lines:
+            if isinstance(line, Exchange):
+                if line.user == SILENCE:
+                    silent += 1
+                else:
+                    users += 1
+                bots += 1
+                candidates.add(line.bot)
+                vocabulary.update(line.user.split())
+                vocabulary.update(line.bot.split())
+            elif isinstance(line, Context):
+                outputs += 1
+                vocabulary.update(line.text.split())
+    return FileStats(path, len(dialogs), users, silent, bots, outputs, len(vocabulary), len(candidates))
+
+
+ROWS = (
+    ("dialogs", lambda s: str(s.dialogs)),
+    ("user utterances / dialog", lambda s: f"{s.user_per_dialog:.2f}"),
+    ("<SILENCE> user turns / dialog", lambda s: f"{s.silent_per_dialog:.2f}"),
+    ("bot utterances / dialog", lambda s: f"{s.bot_per_dialog:.2f}"),
+    ("API outputs / dialog", lambda s: f"{s.api_outputs_per_dialog:.2f}"),
+    ("vocabulary size", lambda s: str(s.vocabulary_size)),
+    ("candidate set size", lambda s: str(s.candidate_set_size)),
+)
+
+
+def _column_names(rows: list[FileStats]) -> list[str]:
+    names = [os.path.basename(r.file) for r in rows]
+    if len(set(names)) < len(names):
+        return [r.file for r in rows]
+    return names
+
+
+def format_stats(rows: list[FileStats]) -> str:
+    """An aligned table: one row per statistic, one column per file."""
+    rows = list(rows)
+    header = [""] + _column_names(rows)
+    table = [header] + [[label] + [cell(r) for r in rows] for label, cell in ROWS]
+    widths = [max(len(line[c]) for line in table) for c in range(len(header))]
+    out = []
+    for line in table:
+        cells = [line[0].ljust(widths[0])] + [v.rjust(w) for v, w in zip(line[1:], widths[1:])]
+        out.append("  ".join(cells).rstrip())
+    return "\n".join(out)

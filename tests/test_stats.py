@@ -1,0 +1,68 @@
+"""``dstc2conv stats``: the paper's Table 1 for task-6 files."""
+from __future__ import annotations
+
+import json
+
+from conftest import REFERENCE, need
+
+from dstc2conv.cli import run
+from dstc2conv.stats import file_stats, format_stats
+
+TEXT = (
+    "1 <SILENCE>\tHello , how may I help you ?\n"
+    "2 cheap noodles\tapi_call noodles R_location cheap\n"
+    "3 blue_door R_cuisine noodles\n"
+    "4 blue_door R_rating 4\n"
+    "5 <SILENCE>\tblue_door is a nice place\n"
+    "6 bye\t you are welcome\n"
+    "\n"
+    "1 <SILENCE>\tHello , how may I help you ?\n"
+    "2 tapas\tapi_call tapas R_location R_price\n"
+    "3 api_call no result\n"
+    "4 <SILENCE>\tSorry there is no tapas place\n"
+    "\n"
+)
+
+
+def test_counts(tmp_path):
+    path = tmp_path / "small.txt"
+    path.write_text(TEXT)
+    s = file_stats(path)
+    assert (s.dialogs, s.user_utterances, s.silent_user_turns) == (2, 3, 4)
+    assert (s.bot_utterances, s.api_outputs) == (7, 3)
+    assert s.candidate_set_size == 6
+    words = set(" ".join(line.split(" ", 1)[1] for line in TEXT.splitlines() if line).split())
+    assert s.vocabulary_size == len(words)
+    assert s.to_dict()["user_utterances_per_dialog"] == 1.5
+    assert s.to_dict()["api_outputs_per_dialog"] == 1.5
+
+
+def test_cli(tmp_path, capsys):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text(TEXT)
+    b.write_text(TEXT.split("\n\n")[0] + "\n\n")
+    assert run(["stats", str(a), str(b)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["a.txt", "b.txt"]
+    assert out[1].split() == ["dialogs", "2", "1"]
+    assert any(line.split()[-2:] == ["3.50", "4.00"] for line in out if line.startswith("bot utterances"))
+    assert len({len(line) for line in out[1:]}) == 1  # aligned columns
+    assert run(["stats", str(a), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data[0]["dialogs"] == 2 and data[0]["candidate_set_size"] == 6
+
+
+def test_malformed_file(tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 hello\thi\nhello\n")
+    assert run(["stats", str(bad)]) == 2
+    assert f"{bad}:2:" in capsys.readouterr().err
+
+
+def test_published_files():
+    trn = need(REFERENCE / "dialog-babi-task6-dstc2-trn.txt")
+    dev = need(REFERENCE / "dialog-babi-task6-dstc2-dev.txt")
+    rows = [file_stats(trn), file_stats(dev)]
+    assert [r.dialogs for r in rows] == [1618, 500]
+    assert round(rows[0].user_per_dialog, 1) == 6.5  # as in the paper's Table 1
+    assert "candidate set size" in format_stats(rows)
