@@ -87,18 +87,16 @@ def clean_system(turn: Turn, lexicon: Lexicon) -> str:
             text += " How may I help you ?"
     text = COUNT.sub(r"\1 ", text)
     name = _offered_name(acts)
-    # Phone, address and postcode: replace the value by the placeholder and cut the rest.
+    # Phone, address and postcode: replace the value by the placeholder and cut the rest,
+    # when it is the first informed value the turn says (the published files left
+    # "X is in the centre , at C.B 2, 1 U.F" as it was).
     if name is not None:
-        for act in acts:
-            if act.act != "inform":
-                continue
-            for slot, value in act.slots:
-                kind = DETAIL_SLOTS.get(slot)
-                if kind is None:
-                    continue
-                at = text.lower().find(value.lower())
-                if at >= 0:
-                    text = text[:at] + f"{underscore(name)}_{kind}"
+        lowered = text.lower()
+        said = sorted((lowered.find(value.lower()), slot) for act in acts if act.act == "inform"
+                      for slot, value in act.slots if value and lowered.find(value.lower()) >= 0)
+        if said and said[0][1] in DETAIL_SLOTS:
+            at, slot = said[0]
+            text = text[:at] + f"{underscore(name)}_{DETAIL_SLOTS[slot]}"
     return lexicon.multiword.sub(_join, text)
 
 

@@ -139,3 +139,48 @@ def test_parallel_reading_gives_the_same_files(tmp_path):
     build(BuildOptions(split="all", raw=(str(SAMPLE),), out=str(two), jobs=2))
     for path in sorted(one.iterdir()):
         assert path.read_bytes() == (two / path.name).read_bytes(), path.name
+
+
+def _lexicon():
+    from dstc2conv.convert import Ontology, make_lexicon
+    from dstc2conv.kb import kb_from_acts
+
+    ontology = Ontology(("modern european", "thai"), ("centre", "north"), ("cheap",),
+                        ("blue door", "the very long named noodle house bar"))
+    return make_lexicon(ontology, kb_from_acts(ontology.names, []))
+
+
+def _turn(system, *acts):
+    from dstc2conv.dstc2 import Act, Turn
+
+    return Turn(system, tuple(Act(a, tuple(s)) for a, *s in acts), "", (), (), "none", ())
+
+
+def test_clean_system_delexicalises_the_first_detail_and_cuts_the_rest():
+    from dstc2conv.convert import clean_system
+
+    lex = _lexicon()
+    offer = ("offer", ("name", "blue door"))
+    assert clean_system(_turn("The phone number of blue door is 01223 000000 and it is on 1 Long Road .",
+                              offer, ("inform", ("phone", "01223 000000")),
+                              ("inform", ("addr", "1 long road"))), lex) == \
+        "The phone number of blue_door is blue_door_phone"
+    kept = "blue_door is in the centre , at C.B 1, 2 X.Y"
+    assert clean_system(_turn("blue door is in the centre , at C.B 1, 2 X.Y", offer,
+                              ("inform", ("postcode", "c.b 1")), ("inform", ("area", "centre"))), lex) == kept
+    assert clean_system(_turn("There are  restaurants serving modern european food", ("request",)), lex) == \
+        "There are restaurants serving modern_european food"
+    assert clean_system(_turn("There are 12 restaurants", ("request",)), lex) == "There are restaurants"
+    assert clean_system(_turn("the very long named noodle house bar is nice", ("offer", ("name",
+                              "the very long named noodle house bar"))), lex) == \
+        "the very long named noodle house bar is nice"
+
+
+def test_clean_user():
+    from dstc2conv.convert import clean_user
+
+    lex = _lexicon()
+    assert clean_user("Noise sil", lex) == "<SILENCE>"
+    assert clean_user("tv_noise", lex) == ""
+    assert clean_user("sil modern european food at blue door please", lex) == \
+        "modern_european food at blue_door please"
