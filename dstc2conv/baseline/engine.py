@@ -1,0 +1,297 @@
+"""Run a rule set over task-6 dialogs: for each bot turn, track the state, then let the
+first matching response rule predict the bot utterance.
+
+At each bot turn the engine has seen everything before it: the user turns, the earlier
+gold bot turns and the result lines of earlier api_calls. The state (``State``) is
+updated in this order: (1) slot values the user mentions (the ontology's values and
+synonyms); (2) the state rules (``set``), all that match, by priority; then a response
+rule predicts; (3) the gold bot turn is observed: an api_call sets the slots it carries
+and its result lines become the results; a turn naming a restaurant of the results
+makes it the current one, offered. The state never depends on which response rule
+won, so a turn's candidate responses can be computed once and reordered freely (tune).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..task6 import NO_RESULT, SILENCE, Context, Dialog, Exchange, is_api_call
+from .ruleset import SLOTS, Rule, RuleSet
+
+PLACEHOLDERS = {"food": "R_cuisine", "area": "R_location", "price": "R_price"}
+ATTRIBUTE_OF = {"food": "R_cuisine", "area": "R_location", "price": "R_price"}
+DONTCARE = "dontcare"
+
+
+class State:
+    """What the engine knows at a bot turn (mutable within one dialog only)."""
+    __slots__ = ("food", "area", "price", "results", "offered", "current", "last_call", "called",
+                 "prev_bot", "turn")
+
+    def __init__(self) -> None:
+        self.food = self.area = self.price = None
+        self.results: dict[str, dict[str, str]] = {}   # name -> attributes, R_rating included
+        self.offered: set[str] = set()
+        self.current: str | None = None
+        self.last_call: str | None = None
+        self.called = False
+        self.prev_bot = ""
+        self.turn = 0
+
+    def slot(self, name: str):
+        return getattr(self, name)
+
+    def call_text(self) -> str:
+        return "api_call " + " ".join(
+            v if v not in (None, DONTCARE) else PLACEHOLDERS[s] for s, v in zip(SLOTS, self.values()))
+
+    def values(self) -> tuple:
+        return (self.food, self.area, self.price)
+
+    def next_offer(self) -> str | None:
+        """The highest-rated restaurant of the results not yet offered (ties: by name)."""
+        best = None
+        for name, attrs in self.results.items():
+            if name in self.offered:
+                continue
+            key = (_rating(attrs), name)
+            if best is None or key[0] > best[0] or key[0] == best[0] and name < best[1]:
+                best = key
+        return None if best is None else best[1]
+
+
+def _rating(attrs: dict) -> int:
+    try:
+        return int(attrs.get("R_rating", "0"))
+    except ValueError:
+        return 0
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One bot turn to predict: its user utterance, gold bot utterance, and the context
+    lines (results) that follow it."""
+    dialog: int
+    index: int           # bot turn number within the dialog, from 0
+    line: int            # line number in the file (0 if unknown)
+    user: str
+    gold: str
+    context: tuple[str, ...]
+
+
+def turns_of(dialogs: list[Dialog]) -> list[Turn]:
+    out = []
+    for d, dialog in enumerate(dialogs):
+        index = 0
+        lines = dialog.lines
+        for i, line in enumerate(lines):
+            if not isinstance(line, Exchange):
+                continue
+            context = []
+            for later in lines[i + 1:]:
+                if isinstance(later, Exchange):
+                    break
+                context.append(later.text)
+            out.append(Turn(d, index, dialog.start_line + i if dialog.start_line else 0, line.user, line.bot,
+                            tuple(context)))
+            index += 1
+    return out
+
+
+# ---------------------------------------------------------------- conditions
+
+def _test(key: str, value):
+    """A predicate over (state, user, mentioned slots) for one condition."""
+    if key == "first_turn":
+        return lambda s, u, m: (s.turn == 0) == value
+    if key == "turn_at_least":
+        return lambda s, u, m: s.turn >= value
+    if key == "turn_at_most":
+        return lambda s, u, m: s.turn <= value
+    if key == "user_silent":
+        return lambda s, u, m: (u == SILENCE) == value
+    if key in ("user_words", "user_regex"):
+        search = value.search
+        return lambda s, u, m: search(u) is not None
+    if key == "user_not_regex":
+        search = value.search
+        return lambda s, u, m: search(u) is None
+    if key == "user_mentions":
+        wanted = set(value)
+        return lambda s, u, m: not wanted.isdisjoint(m)
+    if key == "user_mentions_none":
+        return lambda s, u, m: (not m) == value
+    if key == "prev_bot":
+        matchers = [p.match for p in value]
+        return lambda s, u, m: any(f(s.prev_bot) for f in matchers)
+    if key == "prev_bot_not":
+        matchers = [p.match for p in value]
+        return lambda s, u, m: not any(f(s.prev_bot) for f in matchers)
+    if key == "prev_bot_regex":
+        search = value.search
+        return lambda s, u, m: search(s.prev_bot) is not None
+    if key == "filled":
+        return lambda s, u, m: all(getattr(s, x) not in (None, DONTCARE) for x in value)
+    if key == "known":
+        return lambda s, u, m: all(getattr(s, x) is not None for x in value)
+    if key == "missing":
+        return lambda s, u, m: all(getattr(s, x) is None for x in value)
+    if key == "dontcare":
+        return lambda s, u, m: all(getattr(s, x) == DONTCARE for x in value)
+    if key == "state_changed":
+        return lambda s, u, m: (s.call_text() != s.last_call) == value
+    if key == "called":
+        return lambda s, u, m: s.called == value
+    if key == "has_results":
+        return lambda s, u, m: bool(s.results) == value
+    if key == "remaining":
+        return lambda s, u, m: (s.next_offer() is not None) == value
+    if key == "has_current":
+        return lambda s, u, m: (s.current is not None) == value
+    raise KeyError(key)  # unreachable: conditions are validated when the rules load
+
+
+class Compiled:
+    """A rule set turned into predicates and renderers, in priority order."""
+
+    def __init__(self, ruleset: RuleSet, order: list[Rule] | None = None):
+        self.ruleset = ruleset
+        rules = order if order is not None else ruleset.ordered()
+        self.state_rules = [(r, [_test(k, v) for k, v in r.when]) for r in rules if r.updates_state]
+        self.response_rules = [(r, [_test(k, v) for k, v in r.when]) for r in rules if not r.updates_state]
+        self.ontology = ruleset.ontology
+
+    def render(self, rule: Rule, state: State) -> str | None:
+        """The rule's response in this state, or None when a field cannot be filled."""
+        if rule.api_call:
+            return state.call_text()
+        template = self.ruleset.patterns[rule.say]
+        if "{" not in template:
+            return template
+        restaurant = None
+        if rule.offer:
+            restaurant = state.next_offer()
+            if restaurant is None:
+                return None
+        elif "{name}" in template:
+            restaurant = state.current
+            if restaurant is None:
+                return None
+        fields = {}
+        if restaurant is not None:
+            attrs = state.results.get(restaurant, {})
+            fields["name"] = restaurant
+            for slot, attribute in ATTRIBUTE_OF.items():
+                fields[slot] = attrs.get(attribute)
+        else:
+            for slot in SLOTS:
+                value = getattr(state, slot)
+                fields[slot] = None if value == DONTCARE else value
+        try:
+            text = template.format(**fields)
+        except KeyError:
+            return None
+        return None if "None" in text.split() else text
+
+    def mentions(self, user: str, state: State) -> set[str]:
+        mentioned = set()
+        for match in self.ontology.matcher.finditer(user):
+            slot, value = self.ontology.phrases[match.group(1)]
+            setattr(state, slot, value)
+            mentioned.add(slot)
+        return mentioned
+
+    def before_response(self, state: State, user: str) -> set[str]:
+        mentioned = self.mentions(user, state)
+        for rule, tests in self.state_rules:
+            if all(t(state, user, mentioned) for t in tests):
+                for slot, value in rule.set:
+                    setattr(state, slot, value)
+        return mentioned
+
+
+def observe(state: State, turn: Turn) -> None:
+    """Update the state with the gold bot turn and its result lines."""
+    gold = turn.gold
+    if is_api_call(gold) and gold != NO_RESULT:
+        parts = gold.split()[1:]
+        if len(parts) == 3:
+            for slot, value in zip(SLOTS, parts):
+                if value != PLACEHOLDERS[slot]:
+                    setattr(state, slot, value)
+                elif getattr(state, slot) != DONTCARE:
+                    setattr(state, slot, None)
+        state.last_call = gold
+        state.called = True
+        state.results = {}
+        state.offered = set()
+        state.current = None
+        for text in turn.context:
+            parts = text.split()
+            if len(parts) == 3 and parts[1].startswith("R_"):
+                state.results.setdefault(parts[0], {})[parts[1]] = parts[2]
+    else:
+        for token in gold.split():
+            if token in state.results:
+                state.current = token
+                state.offered.add(token)
+                break
+    state.prev_bot = gold
+    state.turn += 1
+
+
+@dataclass(frozen=True)
+class Prediction:
+    text: str
+    rule: str | None      # id of the rule that fired; None: no rule matched
+
+
+def predict(compiled: Compiled, turns: list[Turn]) -> list[Prediction]:
+    """The first matching response rule's output for every turn."""
+    out = []
+    state = None
+    dialog = -1
+    response_rules = compiled.response_rules
+    render = compiled.render
+    for turn in turns:
+        if turn.dialog != dialog:
+            state, dialog = State(), turn.dialog
+        user = turn.user
+        mentioned = compiled.before_response(state, user)
+        prediction = Prediction("", None)
+        for rule, tests in response_rules:
+            if all(t(state, user, mentioned) for t in tests):
+                text = render(rule, state)
+                if text is not None:
+                    prediction = Prediction(text, rule.id)
+                    break
+        out.append(prediction)
+        observe(state, turn)
+    return out
+
+
+def candidates(compiled: Compiled, turns: list[Turn]) -> list[list[tuple[str, str]]]:
+    """For every turn, every response rule that matches, with its output, in rule order."""
+    out = []
+    state = None
+    dialog = -1
+    for turn in turns:
+        if turn.dialog != dialog:
+            state, dialog = State(), turn.dialog
+        mentioned = compiled.before_response(state, turn.user)
+        found = []
+        for rule, tests in compiled.response_rules:
+            if all(t(state, turn.user, mentioned) for t in tests):
+                text = compiled.render(rule, state)
+                if text is not None:
+                    found.append((rule.id, text))
+        out.append(found)
+        observe(state, turn)
+    return out
+
+
+def correct(prediction: str, gold: str) -> bool:
+    return prediction.strip() == gold.strip()
+
+
+__all__ = ["State", "Turn", "turns_of", "Compiled", "Prediction", "predict", "candidates", "observe",
+           "correct", "Context"]
