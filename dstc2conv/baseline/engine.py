@@ -25,7 +25,7 @@ DONTCARE = "dontcare"
 class State:
     """What the engine knows at a bot turn (mutable within one dialog only)."""
     __slots__ = ("food", "area", "price", "results", "offered", "current", "last_call", "called",
-                 "prev_bot", "turn")
+                 "prev_bot", "said", "turn")
 
     def __init__(self) -> None:
         self.food = self.area = self.price = None
@@ -35,6 +35,7 @@ class State:
         self.last_call: str | None = None
         self.called = False
         self.prev_bot = ""
+        self.said: set[str] = set()   # patterns (their regex sources) some earlier gold bot turn matched
         self.turn = 0
 
     def slot(self, name: str):
@@ -99,7 +100,7 @@ def turns_of(dialogs: list[Dialog]) -> list[Turn]:
 
 # ---------------------------------------------------------------- conditions
 
-def _test(key: str, value):
+def _test(key: str, value, served_foods: frozenset = frozenset()):
     """A predicate over (state, user, mentioned slots) for one condition."""
     if key == "first_turn":
         return lambda s, u, m: (s.turn == 0) == value
@@ -126,11 +127,19 @@ def _test(key: str, value):
     if key == "prev_bot_not":
         matchers = [p.match for p in value]
         return lambda s, u, m: not any(f(s.prev_bot) for f in matchers)
+    if key == "said":
+        keys = frozenset(p.pattern for p in value)
+        return lambda s, u, m: not keys.isdisjoint(s.said)
+    if key == "not_said":
+        keys = frozenset(p.pattern for p in value)
+        return lambda s, u, m: keys.isdisjoint(s.said)
     if key == "prev_bot_regex":
         search = value.search
         return lambda s, u, m: search(s.prev_bot) is not None
     if key == "filled":
         return lambda s, u, m: all(getattr(s, x) not in (None, DONTCARE) for x in value)
+    if key == "unfilled":
+        return lambda s, u, m: all(getattr(s, x) in (None, DONTCARE) for x in value)
     if key == "known":
         return lambda s, u, m: all(getattr(s, x) is not None for x in value)
     if key == "missing":
@@ -147,6 +156,9 @@ def _test(key: str, value):
         return lambda s, u, m: (s.next_offer() is not None) == value
     if key == "has_current":
         return lambda s, u, m: (s.current is not None) == value
+    if key == "food_served":
+        served = served_foods
+        return lambda s, u, m: (s.food in served) == value
     raise KeyError(key)  # unreachable: conditions are validated when the rules load
 
 
@@ -156,9 +168,20 @@ class Compiled:
     def __init__(self, ruleset: RuleSet, order: list[Rule] | None = None):
         self.ruleset = ruleset
         rules = order if order is not None else ruleset.ordered()
-        self.state_rules = [(r, [_test(k, v) for k, v in r.when]) for r in rules if r.updates_state]
-        self.response_rules = [(r, [_test(k, v) for k, v in r.when]) for r in rules if not r.updates_state]
+        served = ruleset.ontology.served
+        self.state_rules = [(r, [_test(k, v, served) for k, v in r.when]) for r in rules if r.updates_state]
+        self.response_rules = [(r, [_test(k, v, served) for k, v in r.when]) for r in rules if not r.updates_state]
         self.ontology = ruleset.ontology
+        self.markers = sorted({p.pattern: p for r in rules for k, v in r.when if k in ("said", "not_said")
+                               for p in v}.items())
+
+    def observe(self, state: State, turn: Turn) -> None:
+        """Update the state with the gold bot turn (see ``observe``) and note the
+        patterns it matches, for the ``said`` conditions."""
+        for key, pattern in self.markers:
+            if key not in state.said and pattern.match(turn.gold):
+                state.said.add(key)
+        observe(state, turn)
 
     def render(self, rule: Rule, state: State) -> str | None:
         """The rule's response in this state, or None when a field cannot be filled."""
@@ -265,7 +288,7 @@ def predict(compiled: Compiled, turns: list[Turn]) -> list[Prediction]:
                     prediction = Prediction(text, rule.id)
                     break
         out.append(prediction)
-        observe(state, turn)
+        compiled.observe(state, turn)
     return out
 
 
@@ -285,7 +308,7 @@ def candidates(compiled: Compiled, turns: list[Turn]) -> list[list[tuple[str, st
                 if text is not None:
                     found.append((rule.id, text))
         out.append(found)
-        observe(state, turn)
+        compiled.observe(state, turn)
     return out
 
 

@@ -37,12 +37,12 @@ CONDITIONS = {
     "first_turn": bool, "turn_at_least": int, "turn_at_most": int,
     "user_silent": bool, "user_words": list, "user_regex": str, "user_not_regex": str,
     "user_mentions": list, "user_mentions_none": bool,
-    "prev_bot": list, "prev_bot_not": list, "prev_bot_regex": str,
-    "filled": list, "known": list, "missing": list, "dontcare": list,
+    "prev_bot": list, "prev_bot_not": list, "prev_bot_regex": str, "said": list, "not_said": list,
+    "filled": list, "unfilled": list, "known": list, "missing": list, "dontcare": list, "food_served": bool,
     "state_changed": bool, "called": bool, "has_results": bool, "remaining": bool, "has_current": bool,
 }
-SLOT_LIST_CONDITIONS = {"user_mentions", "filled", "known", "missing", "dontcare"}
-PATTERN_LIST_CONDITIONS = {"prev_bot", "prev_bot_not"}
+SLOT_LIST_CONDITIONS = {"user_mentions", "filled", "unfilled", "known", "missing", "dontcare"}
+PATTERN_LIST_CONDITIONS = {"prev_bot", "prev_bot_not", "said", "not_said"}
 FIELD_RE = std_re.compile(r"\{([a-z_]+)\}")
 
 
@@ -67,6 +67,7 @@ class Rule:
 @dataclass(frozen=True)
 class Ontology:
     values: dict               # slot -> tuple of values
+    served: frozenset          # the food values some restaurant of the KB serves
     phrases: dict              # phrase said by users -> (slot, value)
     matcher: Any               # compiled regex over all phrases
 
@@ -173,9 +174,13 @@ def load_ontology(path: str) -> Ontology:
                 raise Dstc2ConvError(f"synonym {said!r} maps to {value!r}, which is not a {slot} value",
                                      path, table.key_lines.get(said))
             phrases[str(said)] = (slot, str(value))
+    served = data.get("served") or []
+    unknown = [v for v in served if v not in values["food"]]
+    if unknown:
+        raise Dstc2ConvError(f"served: {unknown[0]!r} is not a food value", path, data.key_lines.get("served"))
     ordered = sorted(phrases, key=lambda p: (-len(p), p))
     matcher = regex.compile(r"\b(" + "|".join(regex.escape(p) for p in ordered) + r")\b")
-    return Ontology(values, phrases, matcher)
+    return Ontology(values, frozenset(served), phrases, matcher)
 
 
 # ---------------------------------------------------------------- rules
