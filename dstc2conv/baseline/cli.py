@@ -1,6 +1,211 @@
-"""`dstc2conv rules ...` (placeholder until the engine lands)."""
+"""`dstc2conv rules score | predict | report | check | tune`: the only part of the rule
+baseline that prints. Exit codes: 0 ok, 1 findings (check), 2 bad input."""
 from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from ..errors import Dstc2ConvError
+
+DEFAULT_RULES = "rules/dstc2.yaml"
+
+
+def _load(args):
+    from ..task6 import read
+    from .engine import turns_of
+    from .ruleset import load_rules
+
+    ruleset = load_rules(args.rules)
+    turns = turns_of(read(args.data)) if getattr(args, "data", None) else None
+    return ruleset, turns
+
+
+def _predict(ruleset, turns):
+    from .engine import Compiled, predict
+
+    return predict(Compiled(ruleset), turns)
+
+
+def _cmd_score(args) -> int:
+    from .score import (compare_with_history, history_path, outcomes, save_history, score, sha256_file,
+                        signature)
+
+    ruleset, turns = _load(args)
+    start = time.perf_counter()
+    predictions = _predict(ruleset, turns)
+    seconds = time.perf_counter() - start
+    results = outcomes(predictions, turns)
+    data_sha = sha256_file(args.data)
+    now = score(results, turns, signature(ruleset.sha256, data_sha))
+    change = None
+    if not args.no_history:
+        path = history_path(args.data, args.history_dir)
+        change = compare_with_history(path, results, data_sha, now)
+        try:
+            save_history(path, results, data_sha, now)
+        except OSError as exc:
+            print(f"dstc2conv: warning: cannot keep the score history in {path}: {exc.strerror}", file=sys.stderr)
+    if args.json:
+        out = now.to_dict()
+        out["turns_per_second"] = round(len(turns) / seconds) if seconds else None
+        if change is not None:
+            out["previous"] = change.previous.to_dict()
+            out["flipped_right"] = [_where(turns[i]) for i in change.flipped_right]
+            out["flipped_wrong"] = [_where(turns[i]) for i in change.flipped_wrong]
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"per-response accuracy  {now.per_response:.2%}  ({now.correct}/{now.responses})")
+    print(f"per-dialog accuracy    {now.per_dialog:.2%}  ({now.dialogs_correct}/{now.dialogs})")
+    print(f"signature              {now.signature}")
+    if change is not None:
+        delta = now.per_response - change.previous.per_response
+        print(f"since the last score   {delta:+.2%} per response "
+              f"({len(change.flipped_right)} turns now right, {len(change.flipped_wrong)} now wrong)")
+        for label, positions in (("now right", change.flipped_right), ("now wrong", change.flipped_wrong)):
+            for i in positions[: args.flips]:
+                t, p = turns[i], predictions[i]
+                print(f"  {label}: {_where(t)}  user: {t.user!r}  gold: {t.gold.strip()!r}  "
+                      f"predicted: {p.text!r} ({p.rule})")
+    return 0
+
+
+def _where(turn) -> str:
+    return f"dialog {turn.dialog + 1} line {turn.line}"
+
+
+def _cmd_predict(args) -> int:
+    ruleset, turns = _load(args)
+    predictions = _predict(ruleset, turns)
+    text = "".join(p.text.replace("\n", " ") + "\n" for p in predictions)
+    temp = f"{args.out}.tmp-{os.getpid()}"
+    try:
+        with open(temp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(temp, args.out)
+    except OSError as exc:
+        raise Dstc2ConvError(f"cannot write: {exc.strerror}", args.out) from None
+    print(f"{len(predictions)} predictions written to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _cmd_report(args) -> int:
+    from .report import tables
+
+    ruleset, turns = _load(args)
+    predictions = _predict(ruleset, turns)
+    rules, kinds, confusions = tables(predictions, turns, ruleset.ontology.values, top=args.top)
+    sections = (("rules", rules), ("kinds", kinds), ("confusions", confusions))
+    if args.format == "csv":
+        os.makedirs(args.out or ".", exist_ok=True)
+        for name, frame in sections:
+            path = os.path.join(args.out or ".", f"{name}.csv")
+            frame.to_csv(path)
+            print(path)
+        return 0
+    for name, frame in sections:
+        print(f"## {name}\n")
+        if args.format == "markdown":
+            print(frame.to_markdown() if _has_tabulate() else frame.to_string())
+        else:
+            with _wide():
+                print(frame.to_string())
+        print()
+    return 0
+
+
+def _has_tabulate() -> bool:
+    try:
+        import tabulate  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class _wide:
+    def __enter__(self):
+        import pandas as pd
+
+        self._ctx = pd.option_context("display.width", 200, "display.max_colwidth", 70)
+        self._ctx.__enter__()
+
+    def __exit__(self, *exc):
+        self._ctx.__exit__(*exc)
+
+
+def _cmd_check(args) -> int:
+    from .check import find_problems
+
+    ruleset, turns = _load(args)
+    print(f"{args.rules}: {len(ruleset.rules)} rules, {len(ruleset.patterns)} patterns: valid")
+    if turns is None:
+        return 0
+    findings = find_problems(ruleset, turns)
+    for f in findings:
+        print(f"{args.rules}:{f.line}: {f.message} ({f.rule_id})")
+    return 1 if findings else 0
+
+
+def _cmd_tune(args) -> int:
+    from .tune import tune, write_tuned
+
+    name = os.path.basename(args.data).lower()
+    if ("tst" in name or "test" in name) and not args.force:
+        raise Dstc2ConvError("refusing to tune on what looks like a test split (use --force to insist)", args.data)
+    ruleset, turns = _load(args)
+    tuned = tune(ruleset, turns, budget_seconds=args.budget)
+    with open(args.rules, encoding="utf-8") as fh:
+        text = write_tuned(fh.read(), ruleset, tuned)
+    temp = f"{args.out}.tmp-{os.getpid()}"
+    with open(temp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(temp, args.out)
+    print(f"before  {tuned.before:.2%} per response")
+    print(f"after   {tuned.after:.2%} per response")
+    print(f"changed {len(tuned.changes)} rules" + (":" if tuned.changes else ""))
+    for change in tuned.changes:
+        print(f"  {change}")
+    print(f"written to {args.out}")
+    return 0
 
 
 def add_parser(sub) -> None:
-    sub.add_parser("rules", help="the rule baseline")
+    parser = sub.add_parser("rules", help="the rule baseline: score, predict, report, check, tune")
+    rules_sub = parser.add_subparsers(dest="rules_command", required=True, metavar="ACTION")
+
+    def common(p, data_required=True):
+        p.add_argument("--rules", default=DEFAULT_RULES, metavar="FILE", help=f"rule file (default {DEFAULT_RULES})")
+        p.add_argument("--data", required=data_required, metavar="T6FILE", help="a task-6 file")
+
+    p = rules_sub.add_parser("score", help="per-response and per-dialog accuracy")
+    common(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--no-history", action="store_true", help="do not compare with, or keep, the last score")
+    p.add_argument("--history-dir", metavar="DIR",
+                   help="where the last score per data file is kept (default: .dstc2conv-history/ beside the data)")
+    p.add_argument("--flips", type=int, default=10, metavar="N", help="flipped turns to show (default 10)")
+    p.set_defaults(func=_cmd_score)
+
+    p = rules_sub.add_parser("predict", help="one predicted bot utterance per line")
+    common(p)
+    p.add_argument("--out", required=True, metavar="PREDS")
+    p.set_defaults(func=_cmd_predict)
+
+    p = rules_sub.add_parser("report", help="per-rule, per-kind and confusion tables")
+    common(p)
+    p.add_argument("--format", choices=("text", "markdown", "csv"), default="text")
+    p.add_argument("--out", metavar="DIR", help="folder for the CSV files (with --format csv)")
+    p.add_argument("--top", type=int, default=15, metavar="N", help="rows of the kind and confusion tables")
+    p.set_defaults(func=_cmd_report)
+
+    p = rules_sub.add_parser("check", help="validate; with --data, rules that never fire or are always shadowed")
+    common(p, data_required=False)
+    p.set_defaults(func=_cmd_check)
+
+    p = rules_sub.add_parser("tune", help="choose enabled rules and priorities on a validation file")
+    common(p)
+    p.add_argument("--out", required=True, metavar="NEW.yaml")
+    p.add_argument("--budget", type=float, default=100.0, metavar="SECONDS", help="time budget (default 100)")
+    p.add_argument("--force", action="store_true", help="tune even on a file that looks like a test split")
+    p.set_defaults(func=_cmd_tune)

@@ -1,0 +1,48 @@
+"""`rules check`: a rule set's problems on a data file: rules that never fire, and rules
+that match only where a higher-priority rule already answers."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from .engine import Compiled, Turn, candidates
+from .ruleset import RuleSet, rule_order
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule_id: str
+    line: int
+    message: str
+
+
+def find_problems(ruleset: RuleSet, turns: list[Turn]) -> list[Finding]:
+    everything = sorted(ruleset.rules, key=rule_order)
+    compiled = Compiled(ruleset, order=[replace(r, enabled=True) for r in everything])
+    enabled = {r.id for r in ruleset.rules if r.enabled}
+    matched: Counter = Counter()
+    won: Counter = Counter()
+    winners: dict[str, Counter] = {}
+    for found in candidates(compiled, turns):
+        ids = [rule_id for rule_id, _ in found]
+        active = [i for i in ids if i in enabled]
+        winner = active[0] if active else None
+        for rule_id in ids:
+            matched[rule_id] += 1
+            if rule_id == winner:
+                won[rule_id] += 1
+            elif winner is not None:
+                winners.setdefault(rule_id, Counter())[winner] += 1
+    findings = []
+    for rule in ruleset.rules:
+        if rule.updates_state:
+            continue
+        if not rule.enabled:
+            continue
+        if matched[rule.id] == 0:
+            findings.append(Finding(rule.id, rule.line, "never fires on this data"))
+        elif won[rule.id] == 0:
+            by = ", ".join(f"{w} ({n})" for w, n in winners[rule.id].most_common(3))
+            findings.append(Finding(rule.id, rule.line,
+                                    f"always shadowed: matches {matched[rule.id]} turns, each answered first by {by}"))
+    return findings
