@@ -157,6 +157,7 @@ def _cmd_tune(args) -> int:
     tuned = tune(ruleset, turns, budget_seconds=args.budget)
     with open(args.rules, encoding="utf-8") as fh:
         text = write_tuned(fh.read(), ruleset, tuned)
+    text = _rebase_ontology(text, args.rules, args.out)
     temp = f"{args.out}.tmp-{os.getpid()}"
     with open(temp, "w", encoding="utf-8") as fh:
         fh.write(text)
@@ -168,6 +169,20 @@ def _cmd_tune(args) -> int:
         print(f"  {change}")
     print(f"written to {args.out}")
     return 0
+
+
+def _rebase_ontology(text: str, rules_path: str, out_path: str) -> str:
+    """Keep the ``ontology:`` path right when the tuned file goes to another folder."""
+    import re
+
+    def fix(match):
+        value = match.group(1).strip().strip("'\"")
+        if os.path.isabs(value):
+            return match.group(0)
+        target = os.path.join(os.path.dirname(os.path.abspath(rules_path)), value)
+        return "ontology: " + os.path.relpath(target, os.path.dirname(os.path.abspath(out_path)))
+
+    return re.sub(r"(?m)^ontology:(.*)$", fix, text, count=1)
 
 
 def add_parser(sub) -> None:
