@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..task6 import NO_RESULT, SILENCE, Context, Dialog, Exchange, is_api_call
-from .ruleset import SLOTS, Rule, RuleSet
+from .ruleset import FIELD_RE, SLOTS, Rule, RuleSet
 
 PLACEHOLDERS = {"food": "R_cuisine", "area": "R_location", "price": "R_price"}
 ATTRIBUTE_OF = {"food": "R_cuisine", "area": "R_location", "price": "R_price"}
@@ -162,6 +162,24 @@ def _test(key: str, value, served_foods: frozenset = frozenset()):
     raise KeyError(key)  # unreachable: conditions are validated when the rules load
 
 
+def _name_regex(template: str):
+    """A pattern as a regex that captures its {name} (other fields: one token each)."""
+    import regex
+
+    out, named = [], False
+    for i, part in enumerate(FIELD_RE.split(template)):
+        if i % 2 == 0:
+            out.append(regex.escape(part))
+        elif part == "name" and not named:
+            out.append(r"(?P<name>\S+)")
+            named = True
+        elif part == "name":
+            out.append(r"(?P=name)")
+        else:
+            out.append(r"\S+")
+    return regex.compile("".join(out) + r"\Z")
+
+
 class Compiled:
     """A rule set turned into predicates and renderers, in priority order."""
 
@@ -172,6 +190,7 @@ class Compiled:
         self.state_rules = [(r, [_test(k, v, served) for k, v in r.when]) for r in rules if r.updates_state]
         self.response_rules = [(r, [_test(k, v, served) for k, v in r.when]) for r in rules if not r.updates_state]
         self.ontology = ruleset.ontology
+        self.namers = [_name_regex(t) for t in ruleset.patterns.values() if "{name}" in t]
         self.markers = sorted({p.pattern: p for r in rules for k, v in r.when if k in ("said", "not_said")
                                for p in v}.items())
 
@@ -182,6 +201,15 @@ class Compiled:
             if key not in state.said and pattern.match(turn.gold):
                 state.said.add(key)
         observe(state, turn)
+        if state.prev_bot is turn.gold and not is_api_call(turn.gold) and state.current not in turn.gold.split():
+            # a restaurant outside the results: recognise it by the patterns that name one
+            gold = turn.gold.strip()
+            for namer in self.namers:
+                found = namer.match(gold)
+                if found:
+                    state.current = found.group("name")
+                    state.offered.add(state.current)
+                    break
 
     def render(self, rule: Rule, state: State) -> str | None:
         """The rule's response in this state, or None when a field cannot be filled."""
