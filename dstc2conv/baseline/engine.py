@@ -25,7 +25,7 @@ DONTCARE = "dontcare"
 class State:
     """What the engine knows at a bot turn (mutable within one dialog only)."""
     __slots__ = ("food", "area", "price", "results", "offered", "current", "last_call", "called",
-                 "prev_bot", "said", "turn")
+                 "prev_bot", "said", "turn", "changed", "upcoming")
 
     def __init__(self) -> None:
         self.food = self.area = self.price = None
@@ -37,6 +37,8 @@ class State:
         self.prev_bot = ""
         self.said: set[str] = set()   # patterns (their regex sources) some earlier gold bot turn matched
         self.turn = 0
+        self.changed = True            # the slots differ from the last api_call (set once per turn)
+        self.upcoming: str | None = None  # next_offer(), set once per turn
 
     def slot(self, name: str):
         return getattr(self, name)
@@ -147,13 +149,13 @@ def _test(key: str, value, served_foods: frozenset = frozenset()):
     if key == "dontcare":
         return lambda s, u, m: all(getattr(s, x) == DONTCARE for x in value)
     if key == "state_changed":
-        return lambda s, u, m: (s.call_text() != s.last_call) == value
+        return lambda s, u, m: s.changed == value
     if key == "called":
         return lambda s, u, m: s.called == value
     if key == "has_results":
         return lambda s, u, m: bool(s.results) == value
     if key == "remaining":
-        return lambda s, u, m: (s.next_offer() is not None) == value
+        return lambda s, u, m: (s.upcoming is not None) == value
     if key == "has_current":
         return lambda s, u, m: (s.current is not None) == value
     if key == "food_served":
@@ -220,7 +222,7 @@ class Compiled:
             return template
         restaurant = None
         if rule.offer:
-            restaurant = state.next_offer()
+            restaurant = state.upcoming
             if restaurant is None:
                 return None
         elif "{name}" in template:
@@ -257,6 +259,8 @@ class Compiled:
             if all(t(state, user, mentioned) for t in tests):
                 for slot, value in rule.set:
                     setattr(state, slot, value)
+        state.changed = state.call_text() != state.last_call
+        state.upcoming = state.next_offer()
         return mentioned
 
 
@@ -296,6 +300,9 @@ class Prediction:
     rule: str | None      # id of the rule that fired; None: no rule matched
 
 
+NOTHING = Prediction("", None)
+
+
 def predict(compiled: Compiled, turns: list[Turn]) -> list[Prediction]:
     """The first matching response rule's output for every turn."""
     out = []
@@ -308,9 +315,12 @@ def predict(compiled: Compiled, turns: list[Turn]) -> list[Prediction]:
             state, dialog = State(), turn.dialog
         user = turn.user
         mentioned = compiled.before_response(state, user)
-        prediction = Prediction("", None)
+        prediction = NOTHING
         for rule, tests in response_rules:
-            if all(t(state, user, mentioned) for t in tests):
+            for test in tests:
+                if not test(state, user, mentioned):
+                    break
+            else:
                 text = render(rule, state)
                 if text is not None:
                     prediction = Prediction(text, rule.id)

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Speed of the rule baseline's scoring loop.
+
+    python benchmarks/bench_rules.py [--data ../shared/reference/dialog-babi-task6-dstc2-trn.txt]
+
+Prints bot turns scored per second (rules loaded and the file read beforehand, best of
+--repeat runs), then the wall time of the whole `dstc2conv rules score` command on the
+same file (interpreter start-up included), and of `rules tune` on --tune-data.
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = ROOT.parent / "shared" / "reference"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rules", default=str(ROOT / "rules" / "dstc2.yaml"))
+    parser.add_argument("--data", default=str(REFERENCE / "dialog-babi-task6-dstc2-trn.txt"))
+    parser.add_argument("--tune-data", default=str(REFERENCE / "dialog-babi-task6-dstc2-dev.txt"))
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+
+    from dstc2conv import task6
+    from dstc2conv.baseline.engine import Compiled, predict, turns_of
+    from dstc2conv.baseline.ruleset import load_rules
+    from dstc2conv.baseline.score import outcomes, score
+
+    turns = turns_of(task6.read(args.data))
+    ruleset = load_rules(args.rules)
+    best = None
+    for _ in range(args.repeat):
+        start = time.perf_counter()
+        results = outcomes(predict(Compiled(ruleset), turns), turns)
+        score(results, turns)
+        seconds = time.perf_counter() - start
+        best = seconds if best is None else min(best, seconds)
+    print(f"data             {args.data} ({len(turns)} bot turns)")
+    print(f"scoring          {len(turns) / best:,.0f} turns/s (best of {args.repeat}: {best:.3f} s)")
+
+    command = [sys.executable, "-m", "dstc2conv", "rules", "score", "--rules", args.rules, "--data", args.data,
+               "--no-history"]
+    walls = []
+    for _ in range(args.repeat):
+        start = time.perf_counter()
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        walls.append(time.perf_counter() - start)
+    print(f"rules score      {min(walls):.2f} s wall (best of {args.repeat}, whole command)")
+
+    if Path(args.tune_data).exists():
+        out = Path("/tmp") / "dstc2conv-bench-tuned.yaml"
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "dstc2conv", "rules", "tune", "--rules", args.rules,
+                        "--data", args.tune_data, "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
+        print(f"rules tune       {time.perf_counter() - start:.1f} s wall on {Path(args.tune_data).name}")
+
+
+if __name__ == "__main__":
+    main()
