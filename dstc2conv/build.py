@@ -17,6 +17,7 @@ from . import __version__
 from .convert import Ontology, convert_call, make_lexicon
 from .dstc2 import Call, Source, read_source
 from .errors import Dstc2ConvError
+from .files import sha256_file
 from .kb import KB, format_kb, kb_from_acts, read_kb
 from .task6 import Dialog, Exchange, serialize
 
@@ -162,14 +163,6 @@ def candidates(dialogs: list[Dialog]) -> str:
     return "".join(f"1 {bot}\n" for bot in sorted(bots))
 
 
-def _sha256_file(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _sha256_folder(path: str) -> str:
     digest = hashlib.sha256()
     for root, dirs, files in os.walk(path):
@@ -178,12 +171,12 @@ def _sha256_folder(path: str) -> str:
             if name.endswith((".json", ".flist")):
                 full = os.path.join(root, name)
                 digest.update(os.path.relpath(full, path).encode() + b"\0")
-                digest.update(_sha256_file(full).encode())
+                digest.update(sha256_file(full).encode())
     return digest.hexdigest()
 
 
 def input_checksum(path: str) -> str:
-    return _sha256_folder(path) if os.path.isdir(path) else _sha256_file(path)
+    return _sha256_folder(path) if os.path.isdir(path) else sha256_file(path)
 
 
 def write_atomically(files: dict[str, str], out: str) -> list[str]:
@@ -266,7 +259,7 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None)
         "sample": is_sample,
         "kb": {"source": "logs" if kb.source == "logs" else "file",
                "path": None if kb.source == "logs" else kb.source,
-               "sha256": None if kb.source == "logs" else _sha256_file(kb.source),
+               "sha256": None if kb.source == "logs" else sha256_file(kb.source),
                "restaurants": len(kb.restaurants)},
         "inputs": [{"path": s.path, "sha256": input_checksum(s.path), "calls": len(s.calls)} for s in sources],
         "files": manifest_files,

@@ -12,7 +12,6 @@ import tarfile
 import zlib
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Iterator
 
 try:  # orjson parses DSTC2's large log.json files about twice as fast as json
     from orjson import JSONDecodeError, loads as _loads
@@ -20,6 +19,7 @@ except ImportError:  # pragma: no cover - orjson is a declared dependency
     from json import JSONDecodeError, loads as _loads
 
 from .errors import Dstc2ConvError
+from .files import read_bytes
 
 SYSTEM_ACTS = frozenset({
     "welcomemsg", "request", "canthelp", "canthelp.exception", "offer", "inform", "expl-conf",
@@ -232,9 +232,9 @@ def _read_folder(path: str, wanted, part: tuple[int, int] = (0, 1)) -> Source:
         for name in sorted(os.listdir(config)):
             full = os.path.join(config, name)
             if name.endswith(".flist"):
-                flists[name] = _flist(_decode(_read_bytes(full), full), full)
+                flists[name] = _flist(_decode(read_bytes(full), full), full)
             elif name == ONTOLOGY:
-                ontology = _json(_read_bytes(full), full)
+                ontology = _json(read_bytes(full), full)
     named = _named_flists(flists)
     if not named:
         raise Dstc2ConvError("no DSTC2 flist in scripts/config/ (is this an unpacked DSTC2 release?)", path)
@@ -249,16 +249,8 @@ def _read_folder(path: str, wanted, part: tuple[int, int] = (0, 1)) -> Source:
         for f in (log, label):
             if not os.path.isfile(f):
                 raise Dstc2ConvError(f"the flist names call {session} but {f} does not exist", path)
-        calls[session] = parse_call(session, _read_bytes(log), _read_bytes(label), path)
+        calls[session] = parse_call(session, read_bytes(log), read_bytes(label), path)
     return Source(path, named, ontology, calls)
-
-
-def _read_bytes(path: str) -> bytes:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except OSError as exc:
-        raise Dstc2ConvError(f"cannot read: {exc.strerror}", path) from None
 
 
 def _read_part(path: str, wanted, part: tuple[int, int]) -> Source:

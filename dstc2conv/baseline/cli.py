@@ -8,6 +8,7 @@ import sys
 import time
 
 from ..errors import Dstc2ConvError
+from ..files import write_text_atomic
 
 DEFAULT_RULES = "rules/dstc2.yaml"
 
@@ -29,8 +30,8 @@ def _predict(ruleset, turns):
 
 
 def _cmd_score(args) -> int:
-    from .score import (compare_with_history, history_path, outcomes, save_history, score, sha256_file,
-                        signature)
+    from ..files import sha256_file
+    from .score import compare_with_history, history_path, outcomes, save_history, score, signature
 
     ruleset, turns = _load(args)
     start = time.perf_counter()
@@ -79,13 +80,7 @@ def _cmd_predict(args) -> int:
     ruleset, turns = _load(args)
     predictions = _predict(ruleset, turns)
     text = "".join(p.text.replace("\n", " ") + "\n" for p in predictions)
-    temp = f"{args.out}.tmp-{os.getpid()}"
-    try:
-        with open(temp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(temp, args.out)
-    except OSError as exc:
-        raise Dstc2ConvError(f"cannot write: {exc.strerror}", args.out) from None
+    write_text_atomic(args.out, text)
     print(f"{len(predictions)} predictions written to {args.out}", file=sys.stderr)
     return 0
 
@@ -116,11 +111,10 @@ def _cmd_report(args) -> int:
 
 
 def _has_tabulate() -> bool:
-    try:
-        import tabulate  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """pandas' to_markdown needs the optional tabulate package."""
+    import importlib.util
+
+    return importlib.util.find_spec("tabulate") is not None
 
 
 class _wide:
@@ -158,10 +152,7 @@ def _cmd_tune(args) -> int:
     with open(args.rules, encoding="utf-8") as fh:
         text = write_tuned(fh.read(), ruleset, tuned)
     text = _rebase_ontology(text, args.rules, args.out)
-    temp = f"{args.out}.tmp-{os.getpid()}"
-    with open(temp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(temp, args.out)
+    write_text_atomic(args.out, text)
     print(f"before  {tuned.before:.2%} per response")
     print(f"after   {tuned.after:.2%} per response")
     print(f"changed {len(tuned.changes)} rules" + (":" if tuned.changes else ""))

@@ -27,6 +27,7 @@ import regex
 import yaml
 
 from ..errors import Dstc2ConvError
+from ..files import read_bytes
 
 SLOTS = ("food", "area", "price")
 FIELDS = ("name", "food", "area", "price")
@@ -142,18 +143,10 @@ def _load_yaml(text: str, path: str):
         loader.dispose()
 
 
-def _read(path: str) -> bytes:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except OSError as exc:
-        raise Dstc2ConvError(f"cannot read: {exc.strerror}", path) from None
-
-
 # ---------------------------------------------------------------- ontology
 
 def load_ontology(path: str) -> Ontology:
-    data = _load_yaml(_read(path).decode("utf-8", "replace"), path)
+    data = _load_yaml(read_bytes(path).decode("utf-8", "replace"), path)
     if not isinstance(data, dict):
         raise Dstc2ConvError("an ontology file is a mapping with food, area, price (and synonyms)", path)
     values = {}
@@ -240,7 +233,7 @@ def pattern_regex(template: str):
 def load_rules(path: str | os.PathLike) -> RuleSet:
     """Load and validate a rule file; raise Dstc2ConvError at the first problem."""
     path = os.fspath(path)
-    raw = _read(path)
+    raw = read_bytes(path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -2,13 +2,12 @@
 changed since the previous score of the same data."""
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass
 
 from .. import __version__
-from ..errors import Dstc2ConvError
+from ..files import write_text_atomic
 from .engine import Prediction, Turn, correct
 
 
@@ -33,17 +32,6 @@ class Score:
                 "responses": self.responses, "correct": self.correct,
                 "dialogs": self.dialogs, "dialogs_correct": self.dialogs_correct,
                 "signature": self.signature}
-
-
-def sha256_file(path: str) -> str:
-    digest = hashlib.sha256()
-    try:
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-    except OSError as exc:
-        raise Dstc2ConvError(f"cannot read: {exc.strerror}", path) from None
-    return digest.hexdigest()
 
 
 def signature(rules_sha: str, data_sha: str) -> str:
@@ -99,7 +87,4 @@ def compare_with_history(path: str, results: list[bool], data_sha: str, now: Sco
 def save_history(path: str, results: list[bool], data_sha: str, now: Score) -> None:
     os.makedirs(os.path.dirname(path), exist_ok=True)
     record = {"data_sha256": data_sha, "score": now.to_dict(), "results": "".join("1" if r else "0" for r in results)}
-    temp = f"{path}.tmp-{os.getpid()}"
-    with open(temp, "w", encoding="utf-8") as fh:
-        json.dump(record, fh)
-    os.replace(temp, path)
+    write_text_atomic(path, json.dumps(record))
