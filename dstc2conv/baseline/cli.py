@@ -43,7 +43,7 @@ def _cmd_score(args) -> int:
     change = None
     if not args.no_history:
         path = history_path(args.data, args.history_dir)
-        change = compare_with_history(path, results, data_sha, now)
+        change = compare_with_history(path, results, data_sha)
         try:
             save_history(path, results, data_sha, now)
         except OSError as exc:

@@ -60,13 +60,13 @@ class Change:
 
 
 def history_path(data_path: str, history_dir: str | None) -> str:
-    """Where the last score of a data file is kept: ``<history_dir>/<data-sha>.json``,
-    by default in ``.dstc2conv-history/`` beside the data file's folder's... the data file."""
+    """Where the last score of a data file is kept: ``<history_dir>/<data file name>.json``,
+    by default in ``.dstc2conv-history/`` in the data file's folder."""
     base = history_dir or os.path.join(os.path.dirname(os.path.abspath(data_path)), ".dstc2conv-history")
     return os.path.join(base, f"{os.path.basename(data_path)}.json")
 
 
-def compare_with_history(path: str, results: list[bool], data_sha: str, now: Score) -> Change | None:
+def compare_with_history(path: str, results: list[bool], data_sha: str) -> Change | None:
     """The change since the score saved at ``path`` for the same data, if there is one."""
     try:
         with open(path, encoding="utf-8") as fh:
@@ -80,7 +80,6 @@ def compare_with_history(path: str, results: list[bool], data_sha: str, now: Sco
                      signature=saved["score"]["signature"])
     right = tuple(i for i, (a, b) in enumerate(zip(before, results)) if not a and b)
     wrong = tuple(i for i, (a, b) in enumerate(zip(before, results)) if a and not b)
-    del now
     return Change(previous, right, wrong)
 
 
