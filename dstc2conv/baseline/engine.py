@@ -203,7 +203,7 @@ class Compiled:
             if key not in state.said and pattern.match(turn.gold):
                 state.said.add(key)
         observe(state, turn)
-        if state.prev_bot is turn.gold and not is_api_call(turn.gold) and state.current not in turn.gold.split():
+        if not is_api_call(turn.gold) and state.current not in turn.gold.split():
             # a restaurant outside the results: recognise it by the patterns that name one
             gold = turn.gold.strip()
             for namer in self.namers:
@@ -239,11 +239,9 @@ class Compiled:
             for slot in SLOTS:
                 value = getattr(state, slot)
                 fields[slot] = None if value == DONTCARE else value
-        try:
-            text = template.format(**fields)
-        except KeyError:
+        if any(fields.get(field) is None for field in FIELD_RE.findall(template)):
             return None
-        return None if "None" in text.split() else text
+        return template.format(**fields)
 
     def mentions(self, user: str, state: State) -> set[str]:
         mentioned = set()
