@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..task6 import NO_RESULT, SILENCE, Context, Dialog, Exchange, is_api_call
+from ..task6 import NO_RESULT, SILENCE, Dialog, Exchange, is_api_call
 from .ruleset import FIELD_RE, SLOTS, Rule, RuleSet
 
 PLACEHOLDERS = {"food": "R_cuisine", "area": "R_location", "price": "R_price"}
@@ -353,4 +353,4 @@ def correct(prediction: str, gold: str) -> bool:
 
 
 __all__ = ["State", "Turn", "turns_of", "Compiled", "Prediction", "predict", "candidates", "observe",
-           "correct", "Context"]
+           "correct"]
