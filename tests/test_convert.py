@@ -184,3 +184,33 @@ def test_clean_user():
     assert clean_user("tv_noise", lex) == ""
     assert clean_user("sil modern european food at blue door please", lex) == \
         "modern_european food at blue_door please"
+
+
+def test_call_answers_the_first_user_turn_of_a_repeated_offer():
+    import random as _random
+
+    from dstc2conv.convert import convert_call
+    from dstc2conv.dstc2 import Act, Call, Turn
+    from dstc2conv.kb import KB, Restaurant
+
+    lex = _lexicon()
+    kb = KB((Restaurant("blue_door", (("R_cuisine", "thai"), ("R_location", "north"))),), "test")
+    offer = (Act("offer", (("name", "blue door"),)), Act("inform", (("food", "thai"),)))
+    goals = (("food", "thai"),)
+    turns = (
+        Turn("Hello , welcome to the Cambridge restaurant system? You can ask . How may I help you?",
+             (Act("welcomemsg", ()),), "thai food", (), goals, "byconstraints", ()),
+        Turn("blue door serves thai food", offer, "sorry what", (), goals, "byconstraints", ()),
+        Turn("blue door serves thai food", offer, "thank you bye", (), goals, "finished", ()),
+    )
+    dialog = convert_call(Call("Mar13_S9A0/voip-x", "test", turns), kb, lex, _random.Random(0))
+    text = task6.serialize_dialog(dialog)
+    head, rating, tail = text.partition("5 blue_door R_rating ")
+    assert head == (
+        "1 <SILENCE>\tHello , welcome to the Cambridge restaurant system . You can ask . How may I help you ?\n"
+        "2 thai food\tapi_call thai R_location R_price\n"   # not "sorry what", the run's later user turn
+        "3 blue_door R_cuisine thai\n"
+        "4 blue_door R_location north\n")
+    value, _, tail = tail.partition("\n")
+    assert 5 <= int(value) <= 10   # offered, so rated from the top of the scale
+    assert tail == "6 <SILENCE>\tblue_door serves thai food\n7 thank you bye\t you are welcome\n"
