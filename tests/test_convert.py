@@ -205,7 +205,7 @@ def test_call_answers_the_first_user_turn_of_a_repeated_offer():
     )
     dialog = convert_call(Call("Mar13_S9A0/voip-x", "test", turns), kb, lex, _random.Random(0))
     text = task6.serialize_dialog(dialog)
-    head, rating, tail = text.partition("5 blue_door R_rating ")
+    head, _, tail = text.partition("5 blue_door R_rating ")
     assert head == (
         "1 <SILENCE>\tHello , welcome to the Cambridge restaurant system . You can ask . How may I help you ?\n"
         "2 thai food\tapi_call thai R_location R_price\n"   # not "sorry what", the run's later user turn
