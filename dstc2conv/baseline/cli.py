@@ -88,9 +88,12 @@ def _cmd_predict(args) -> int:
 def _cmd_report(args) -> int:
     from .report import tables
 
+    from .engine import Compiled, predict
+
     ruleset, turns = _load(args)
-    predictions = _predict(ruleset, turns)
-    rules, kinds, confusions = tables(predictions, turns, ruleset.ontology.values, top=args.top)
+    compiled = Compiled(ruleset)
+    predictions = predict(compiled, turns)
+    rules, kinds, confusions = tables(predictions, turns, compiled, top=args.top)
     sections = (("rules", rules), ("kinds", kinds), ("confusions", confusions))
     if args.format == "csv":
         os.makedirs(args.out or ".", exist_ok=True)

@@ -4,39 +4,39 @@ from __future__ import annotations
 
 import regex
 
-from .engine import Prediction, Turn, correct
+from .engine import Compiled, Prediction, Turn, correct
 
 _NAME_TOKEN = regex.compile(r"\S+_(?:phone|address|post_code)\b")
 
 
-def response_kind(text: str, names: set[str]) -> str:
-    """A response with its restaurant names, foods, areas and prices made generic."""
+def response_kind(text: str, namers: list, generic: dict) -> str:
+    """A response with its restaurant name (where a pattern with {name} places one),
+    phone/address/postcode tokens, foods, areas and prices made generic."""
+    text = text.strip()
     if text.startswith("api_call"):
         return "api_call" if text != "api_call no result" else text
+    name = next((m.group("name") for m in (n.match(text) for n in namers) if m), None)
     out = []
-    for token in text.strip().split():
-        if token in names:
+    for token in text.split():
+        if token == name:
             token = "<name>"
         elif _NAME_TOKEN.fullmatch(token):
             token = "<" + token.rsplit("_", 1)[1].replace("code", "post_code") + ">"
+        else:
+            token = generic.get(token, token)
         out.append(token)
     return " ".join(out)
 
 
-def tables(predictions: list[Prediction], turns: list[Turn], vocabulary: dict, top: int = 15):
+def tables(predictions: list[Prediction], turns: list[Turn], compiled: Compiled, top: int = 15):
     """(rules, kinds, confusions) as pandas DataFrames."""
     import pandas as pd
 
-    names = set()
-    for turn in turns:
-        for line in turn.context:
-            parts = line.split()
-            if len(parts) == 3:
-                names.add(parts[0])
-    generic = {**{v: f"<{slot}>" for slot, values in vocabulary.items() for v in values}}
+    vocabulary = compiled.ontology.values
+    generic = {v: f"<{slot}>" for slot, values in vocabulary.items() for v in values}
 
     def kind(text: str) -> str:
-        return " ".join(generic.get(t, t) for t in response_kind(text, names).split())
+        return response_kind(text, compiled.namers, generic)
 
     rows = []
     for p, t in zip(predictions, turns):
