@@ -13,18 +13,9 @@ SLOTS = ("food", "area", "pricerange")
 Values = tuple  # (cuisine, location, price), each a str or None
 
 
-def _offered_name(turn: Turn) -> str | None:
-    for act in turn.system_acts:
-        if act.act == "offer":
-            for slot, value in act.slots:
-                if slot == "name":
-                    return value
-    return None
-
-
 def eligible(turn: Turn, kb_names: frozenset) -> bool:
     """The system offers a KB restaurant, or cannot help with two or more constraints."""
-    name = _offered_name(turn)
+    name = turn.offered
     if name is not None and underscore(name) in kb_names:
         return True
     return any(act.act == "canthelp" and len(act.slots) >= 2 for act in turn.system_acts)

@@ -148,7 +148,7 @@ def choose_kb(options: BuildOptions, calls: dict[str, Call], ontology: Ontology)
 def _informs_about_offers(calls):
     for call in calls:
         for turn in call.turns:
-            name = next((v for a in turn.system_acts if a.act == "offer" for k, v in a.slots if k == "name"), None)
+            name = turn.offered
             if name is None:
                 continue
             for act in turn.system_acts:

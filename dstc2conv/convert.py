@@ -23,7 +23,6 @@ from .task6 import NO_RESULT, SILENCE, Context, Dialog, Exchange
 
 WELCOME_BOT = " you are welcome"
 PLACEHOLDERS = ("R_cuisine", "R_location", "R_price")
-SLOTS = ("food", "area", "pricerange")
 USER_FILLERS = frozenset({"noise", "sil", "unintelligible"})
 # Removed after the silence test: a turn of only tv_noise became an empty user turn.
 USER_LATE_FILLERS = frozenset({"tv_noise"})
@@ -86,7 +85,7 @@ def clean_system(turn: Turn, lexicon: Lexicon) -> str:
         elif "How may I help you" not in text:
             text += " How may I help you ?"
     text = COUNT.sub(r"\1 ", text)
-    name = _offered_name(acts)
+    name = turn.offered
     # Phone, address and postcode: replace the value by the placeholder and cut the rest,
     # when it is the first informed value the turn says (the published files left
     # "X is in the centre , at C.B 2, 1 U.F" as it was).
@@ -102,15 +101,6 @@ def clean_system(turn: Turn, lexicon: Lexicon) -> str:
 
 def _join(match: re.Match) -> str:
     return match.group(0).replace(" ", "_")
-
-
-def _offered_name(acts) -> str | None:
-    for act in acts:
-        if act.act == "offer":
-            for slot, value in act.slots:
-                if slot == "name":
-                    return value
-    return None
 
 
 # ---------------------------------------------------------------- api calls
@@ -182,7 +172,7 @@ def convert_call(call: Call, kb: KB, lexicon: Lexicon, rng: random.Random) -> Di
             lines.append(Exchange(SILENCE if first == 0 else users[first - 1], format_call(values)))
             lines.append([] if values == (None, None, None) else kb.matching(*values))
             user = SILENCE
-        lines.append((Exchange(user, system[last]), _offered_name(turns[first].system_acts)))
+        lines.append((Exchange(user, system[last]), turns[first].offered))
     lines.append((Exchange(users[-1], WELCOME_BOT), None))
 
     out: list = []

@@ -49,6 +49,16 @@ class Turn:
     method: str
     requested: tuple[str, ...]
 
+    @property
+    def offered(self) -> str | None:
+        """The restaurant the system offers in this turn (``offer(name=...)``), if any."""
+        for act in self.system_acts:
+            if act.act == "offer":
+                for slot, value in act.slots:
+                    if slot == "name":
+                        return value
+        return None
+
 
 @dataclass(frozen=True)
 class Call:
