@@ -59,6 +59,8 @@ def default_sources(raw_dir: str) -> tuple[list[str], bool]:
     """The DSTC2 tarballs and unpacked folders in ``raw_dir``; else the shipped sample.
     Returns (paths, is_sample)."""
     found = []
+    if os.path.isdir(os.path.join(raw_dir, "scripts", "config")):  # a release unpacked in place
+        found.append(raw_dir)
     if os.path.isdir(raw_dir):
         for name in sorted(os.listdir(raw_dir)):
             path = os.path.join(raw_dir, name)

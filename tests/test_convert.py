@@ -214,3 +214,27 @@ def test_call_answers_the_first_user_turn_of_a_repeated_offer():
     value, _, tail = tail.partition("\n")
     assert 5 <= int(value) <= 10   # offered, so rated from the top of the scale
     assert tail == "6 <SILENCE>\tblue_door serves thai food\n7 thank you bye\t you are welcome\n"
+
+
+def test_default_sources_find_tarballs_and_unpacked_releases(tmp_path):
+    from dstc2conv.build import default_sources
+
+    raw = tmp_path / "data_raw"
+    raw.mkdir()
+    assert default_sources(str(raw)) == ([str(SAMPLE)], True)   # nothing there: the sample
+    (raw / "dstc2_test.tar.gz").write_bytes(b"")
+    (raw / "unpacked" / "scripts" / "config").mkdir(parents=True)
+    (raw / "notes.txt").write_text("")
+    assert default_sources(str(raw)) == ([str(raw / "dstc2_test.tar.gz"), str(raw / "unpacked")], False)
+    (raw / "scripts" / "config").mkdir(parents=True)            # unpacked in place
+    assert default_sources(str(raw))[0][0] == str(raw)
+
+
+def test_build_with_no_data_uses_the_sample_and_says_so(tmp_path, capsys, monkeypatch):
+    from dstc2conv.cli import run
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data_raw").mkdir()
+    assert run(["build", "--split", "test", "--out", "o"]) == 0
+    assert "building the small hand-written sample" in capsys.readouterr().err
+    assert (tmp_path / "o" / "dialog-babi-task6-dstc2-tst.txt").read_text() == (GOLDEN / "sample-tst.txt").read_text()
