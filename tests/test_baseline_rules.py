@@ -174,7 +174,7 @@ def test_disabled_rule_and_priority_change(files):
     (("{missing: [area]}", "{missing: [colour]}"), 51, "unknown slot 'colour'", "ask-area"),
     (("{missing: [area]}", "{absent: [area]}"), 51, "unknown condition 'absent'", "ask-area"),
     (("    set: {area: dontcare}\n", "    set: {area: dontcare}\n    say: ask_area\n"), 11,
-     "either responds (say / api_call) or updates the state (set)", "any-area"),
+     "either responds (say / api_call) or updates the state (set / mark)", "any-area"),
     (("rules:\n", "rulez: 1\nrules:\n"), 10, "unknown key 'rulez'", None),
 ])
 def test_validation_errors_name_file_line_and_rule(files, capsys, edit, line, message, rule_id):

@@ -7,7 +7,8 @@ updated in this order: (1) slot values the user mentions (the ontology's values 
 synonyms); (2) the state rules (``set``), all that match, by priority; then a response
 rule predicts; (3) the gold bot turn is observed: an api_call sets the slots it carries
 and its result lines become the results; a turn naming a restaurant of the results
-makes it the current one, offered. The state never depends on which response rule
+makes it the current one, offered. State rules may also raise flags (``mark``) that
+stay raised for the rest of the dialog. The state never depends on which response rule
 won, so a turn's candidate responses can be computed once and reordered freely (tune).
 """
 from __future__ import annotations
@@ -25,7 +26,7 @@ DONTCARE = "dontcare"
 class State:
     """What the engine knows at a bot turn (mutable within one dialog only)."""
     __slots__ = ("food", "area", "price", "results", "offered", "current", "last_call", "called",
-                 "prev_bot", "said", "turn", "changed", "upcoming")
+                 "prev_bot", "prev_matches", "said", "turn", "changed", "upcoming", "flags", "history")
 
     def __init__(self) -> None:
         self.food = self.area = self.price = None
@@ -35,10 +36,13 @@ class State:
         self.last_call: str | None = None
         self.called = False
         self.prev_bot = ""
+        self.prev_matches: frozenset = frozenset()  # patterns (regex sources) prev_bot matches
         self.said: set[str] = set()   # patterns (their regex sources) some earlier gold bot turn matched
         self.turn = 0
         self.changed = True            # the slots differ from the last api_call (set once per turn)
         self.upcoming: str | None = None  # next_offer(), set once per turn
+        self.flags: set[str] = set()   # raised by state rules (``mark``), kept for the dialog
+        self.history = ""              # the user turns so far, the current one included, one a line
 
     def slot(self, name: str):
         return getattr(self, name)
@@ -118,17 +122,26 @@ def _test(key: str, value, served_foods: frozenset = frozenset()):
     if key == "user_not_regex":
         search = value.search
         return lambda s, u, m: search(u) is None
+    if key == "said_before_regex":
+        search = value.search
+        return lambda s, u, m: search(s.history) is not None
+    if key == "marked":
+        wanted = frozenset(value)
+        return lambda s, u, m: wanted <= s.flags
+    if key == "not_marked":
+        wanted = frozenset(value)
+        return lambda s, u, m: wanted.isdisjoint(s.flags)
     if key == "user_mentions":
         wanted = set(value)
         return lambda s, u, m: not wanted.isdisjoint(m)
     if key == "user_mentions_none":
         return lambda s, u, m: (not m) == value
     if key == "prev_bot":
-        matchers = [p.match for p in value]
-        return lambda s, u, m: any(f(s.prev_bot) for f in matchers)
+        keys = frozenset(p.pattern for p in value)
+        return lambda s, u, m: not keys.isdisjoint(s.prev_matches)
     if key == "prev_bot_not":
-        matchers = [p.match for p in value]
-        return lambda s, u, m: not any(f(s.prev_bot) for f in matchers)
+        keys = frozenset(p.pattern for p in value)
+        return lambda s, u, m: keys.isdisjoint(s.prev_matches)
     if key == "said":
         keys = frozenset(p.pattern for p in value)
         return lambda s, u, m: not keys.isdisjoint(s.said)
@@ -193,15 +206,21 @@ class Compiled:
         self.response_rules = [(r, [_test(k, v, served) for k, v in r.when]) for r in rules if not r.updates_state]
         self.ontology = ruleset.ontology
         self.namers = [_name_regex(t) for t in ruleset.patterns.values() if "{name}" in t]
-        self.markers = sorted({p.pattern: p for r in rules for k, v in r.when if k in ("said", "not_said")
-                               for p in v}.items())
+        # the patterns that `said`, `not_said`, `prev_bot`, `prev_bot_not` test, and, per
+        # distinct bot utterance, which of them it matches (utterances repeat a lot)
+        self.markers = sorted({p.pattern: p for r in rules for k, v in r.when
+                               if k in ("said", "not_said", "prev_bot", "prev_bot_not") for p in v}.items())
+        self._matches: dict[str, frozenset] = {}
 
     def observe(self, state: State, turn: Turn) -> None:
         """Update the state with the gold bot turn (see ``observe``) and note the
         patterns it matches, for the ``said`` conditions."""
-        for key, pattern in self.markers:
-            if key not in state.said and pattern.match(turn.gold):
-                state.said.add(key)
+        matches = self._matches.get(turn.gold)
+        if matches is None:
+            matches = frozenset(key for key, pattern in self.markers if pattern.match(turn.gold))
+            self._matches[turn.gold] = matches
+        state.said |= matches
+        state.prev_matches = matches
         observe(state, turn)
         if not is_api_call(turn.gold) and state.current not in turn.gold.split():
             # a restaurant outside the results: recognise it by the patterns that name one
@@ -253,10 +272,15 @@ class Compiled:
 
     def before_response(self, state: State, user: str) -> set[str]:
         mentioned = self.mentions(user, state)
+        state.history += user + "\n"
         for rule, tests in self.state_rules:
-            if all(t(state, user, mentioned) for t in tests):
+            for test in tests:
+                if not test(state, user, mentioned):
+                    break
+            else:
                 for slot, value in rule.set:
                     setattr(state, slot, value)
+                state.flags.update(rule.mark)
         state.changed = state.call_text() != state.last_call
         state.upcoming = state.next_offer()
         return mentioned

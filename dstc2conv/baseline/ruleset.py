@@ -12,7 +12,8 @@ A rule file is YAML::
         say: ask_area
 
 A rule either responds (``say: PATTERN``, ``api_call: true``, optionally ``offer: true``)
-or updates the state (``set: {slot: value}``). Every problem is reported as
+or updates the state (``set: {slot: value}``, ``mark: [flag]``: a flag that stays raised for
+the rest of the dialog, tested by ``marked`` / ``not_marked``). Every problem is reported as
 ``file:line: message (rule-id)``.
 """
 from __future__ import annotations
@@ -32,11 +33,12 @@ from ..files import read_bytes
 SLOTS = ("food", "area", "price")
 FIELDS = ("name", "food", "area", "price")
 TOP_KEYS = {"ontology", "patterns", "rules"}
-RULE_KEYS = {"id", "priority", "enabled", "when", "say", "api_call", "offer", "set", "note"}
+RULE_KEYS = {"id", "priority", "enabled", "when", "say", "api_call", "offer", "set", "mark", "note"}
 # condition -> kind of value it takes
 CONDITIONS = {
     "first_turn": bool, "turn_at_least": int, "turn_at_most": int,
     "user_silent": bool, "user_words": list, "user_regex": str, "user_not_regex": str,
+    "said_before_regex": str, "marked": list, "not_marked": list,
     "user_mentions": list, "user_mentions_none": bool,
     "prev_bot": list, "prev_bot_not": list, "prev_bot_regex": str, "said": list, "not_said": list,
     "filled": list, "unfilled": list, "known": list, "missing": list, "dontcare": list, "food_served": bool,
@@ -45,6 +47,7 @@ CONDITIONS = {
 SLOT_LIST_CONDITIONS = {"user_mentions", "filled", "unfilled", "known", "missing", "dontcare"}
 PATTERN_LIST_CONDITIONS = {"prev_bot", "prev_bot_not", "said", "not_said"}
 FIELD_RE = std_re.compile(r"\{([a-z_]+)\}")
+FLAG_RE = std_re.compile(r"[A-Za-z0-9_-]+")
 
 
 @dataclass(frozen=True)
@@ -59,10 +62,11 @@ class Rule:
     api_call: bool
     offer: bool
     set: tuple                  # (slot, value) pairs
+    mark: tuple = ()            # flags the rule raises for the rest of the dialog
 
     @property
     def updates_state(self) -> bool:
-        return bool(self.set)
+        return bool(self.set or self.mark)
 
 
 @dataclass(frozen=True)
@@ -216,7 +220,13 @@ def _condition(key: str, value: Any, patterns: dict, path: str, line: int, rule_
         if key == "user_words":
             words = [str(w) for w in value]
             return regex.compile(r"\b(?:" + "|".join(regex.escape(w) for w in words) + r")\b")
-    if key in ("user_regex", "user_not_regex", "prev_bot_regex"):
+        if key in ("marked", "not_marked"):
+            bad = [v for v in value if not isinstance(v, str) or not FLAG_RE.fullmatch(v)]
+            if bad:
+                _fail(f"condition {key!r}: {bad[0]!r} is not a flag name (letters, digits, - and _)",
+                      path, line, rule_id)
+            return tuple(value)
+    if key in ("user_regex", "user_not_regex", "prev_bot_regex", "said_before_regex"):
         return _compile_regex(value, path, line, rule_id)
     return value
 
@@ -262,6 +272,8 @@ def load_rules(path: str | os.PathLike) -> RuleSet:
     if not isinstance(items, _Seq) or not items:
         _fail("'rules' must be a list of rules", path, data.key_lines.get("rules", data.line))
     rules, seen = [], {}
+    raised: dict[str, int] = {}       # flag -> line of a rule that marks it
+    tested: list = []                 # (flags, line, rule id) of marked / not_marked conditions
     for index, (item, line) in enumerate(zip(items, items.item_lines)):
         if not isinstance(item, _Map):
             _fail("a rule must be a mapping", path, line)
@@ -294,12 +306,27 @@ def load_rules(path: str | os.PathLike) -> RuleSet:
             if value not in ("dontcare", None) and value not in ontology.values[slot]:
                 _fail(f"'set': {value!r} is not a {slot} value (or dontcare, null)", path,
                       item.key_lines["set"], rule_id)
+        marks = item.get("mark") or []
+        if isinstance(marks, str):
+            marks = [marks]
+        if not isinstance(marks, list) or any(not isinstance(m, str) or not FLAG_RE.fullmatch(m) for m in marks):
+            _fail("'mark' takes a flag name or a list of them (letters, digits, - and _)", path,
+                  item.key_lines["mark"], rule_id)
+        for flag in marks:
+            raised.setdefault(flag, item.key_lines["mark"])
         api_call = bool(item.get("api_call", False))
         responds = say is not None or api_call
-        if responds == bool(sets):
-            _fail("a rule either responds (say / api_call) or updates the state (set)", path, line, rule_id)
+        if responds == bool(sets or marks):
+            _fail("a rule either responds (say / api_call) or updates the state (set / mark)", path, line, rule_id)
         if say is not None and api_call:
             _fail("a rule says a pattern or makes an api_call, not both", path, line, rule_id)
         rules.append(Rule(rule_id, priority, index, line, bool(item.get("enabled", True)), conditions, say,
-                          api_call, bool(item.get("offer", False)), tuple(sets.items())))
+                          api_call, bool(item.get("offer", False)), tuple(sets.items()), tuple(marks)))
+        for key, value in when.items():
+            if key in ("marked", "not_marked"):
+                tested.append((value, when.key_lines[key], rule_id))
+    for flags, line, rule_id in tested:
+        for flag in flags:
+            if flag not in raised:
+                _fail(f"no rule marks the flag {flag!r}", path, line, rule_id)
     return RuleSet(path, hashlib.sha256(raw).hexdigest(), dict(patterns), tuple(rules), ontology)
