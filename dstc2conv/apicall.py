@@ -1,5 +1,11 @@
 """When an ``api_call`` is written, and which values it carries.
 
+A call is written before a system turn that shows the outcome of a database query: an
+offer of a KB restaurant or, from the MDP system (DSTC2 dialog manager 0, or a log that
+does not say), a ``canthelp`` with two or more constraints. The POMDP systems'
+``canthelp`` turns carry no call in the published files (0 of 105 in train and dev,
+against 259 of 272 of the MDP system's).
+
 ``plan_calls`` sees one call and the runs of identical system turns that become its
 task-6 lines, and returns, for the runs that are preceded by an api_call, the call's
 values (cuisine, location, price; None for a missing or dontcare slot).
@@ -13,12 +19,17 @@ SLOTS = ("food", "area", "pricerange")
 Values = tuple  # (cuisine, location, price), each a str or None
 
 
-def eligible(turn: Turn, kb_names: frozenset) -> bool:
-    """The system offers a KB restaurant, or cannot help with two or more constraints."""
+MDP_MANAGER = 0
+
+
+def eligible(turn: Turn, kb_names: frozenset, canthelp_calls: bool = True) -> bool:
+    """The system offers a KB restaurant or, with ``canthelp_calls``, cannot help with two
+    or more constraints."""
     name = turn.offered
     if name is not None and underscore(name) in kb_names:
         return True
-    return any(act.act == "canthelp" and len(act.slots) >= 2 for act in turn.system_acts)
+    return canthelp_calls and any(act.act == "canthelp" and len(act.slots) >= 2
+                                  for act in turn.system_acts)
 
 
 def call_values(call: Call, upto: int) -> Values:
@@ -38,14 +49,18 @@ def call_values(call: Call, upto: int) -> Values:
     return tuple(values)
 
 
-def plan_calls(call: Call, runs: list[tuple[int, int]], kb_names: frozenset) -> dict[int, Values]:
+def plan_calls(call: Call, runs: list[tuple[int, int]], kb_names: frozenset,
+               values_at=None) -> dict[int, Values]:
     """``runs``: (first, last) system-turn index of each task-6 line, in order.
-    Returns {run index: values} for the runs whose line is preceded by an api_call."""
+    Returns {run index: values} for the runs whose line is preceded by an api_call.
+    ``values_at(call, turn)``: another reading of the values (default ``call_values``)."""
+    values_at = values_at or call_values
     planned: dict[int, Values] = {}
     last = None
+    canthelp_calls = call.dialog_manager in (MDP_MANAGER, None)
     for index, (first, _last) in enumerate(runs):
-        if eligible(call.turns[first], kb_names):
-            values = call_values(call, first)
+        if eligible(call.turns[first], kb_names, canthelp_calls):
+            values = values_at(call, first)
             if values != last:
                 planned[index] = values
                 last = values

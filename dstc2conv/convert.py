@@ -155,12 +155,14 @@ def merge_repeats(system: list[str], users: list[str]) -> list[tuple[int, int, s
     return [tuple(run) for run in runs]
 
 
-def convert_call(call: Call, kb: KB, lexicon: Lexicon, rng: random.Random) -> Dialog:
+def convert_call(call: Call, kb: KB, lexicon: Lexicon, rng: random.Random, plan=plan_calls) -> Dialog:
+    """One DSTC2 call as a task-6 dialog. ``plan``: when calls are written and with which
+    values (``apicall.plan_calls``; other readings can be measured against it)."""
     turns = call.turns
     system = [clean_system(t, lexicon) for t in turns]
     users = [clean_user(t.user, lexicon) for t in turns]
     runs = merge_repeats(system, users)
-    calls = plan_calls(call, [(first, last) for first, last, _ in runs], lexicon.names)
+    calls = plan(call, [(first, last) for first, last, _ in runs], lexicon.names)
 
     # Lines, with each result block as a list of restaurants to be rated once the
     # offers that follow it are known.

@@ -65,6 +65,7 @@ class Call:
     session: str   # e.g. "Mar13_S0A0/voip-00d76b791d-20130327_010416"
     source: str    # the tarball or folder it was read from
     turns: tuple[Turn, ...]
+    dialog_manager: int | None = None   # log.json system-specific.dialog-manager, if given
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,11 @@ def parse_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str) -
         ))
     if not turns:
         raise Dstc2ConvError("the call has no turns", log_path)
-    return Call(session, where, tuple(turns))
+    manager = log.get("system-specific", {})
+    manager = manager.get("dialog-manager") if isinstance(manager, dict) else None
+    if manager is not None and not isinstance(manager, int):
+        raise Dstc2ConvError(f"system-specific.dialog-manager is {manager!r}, not a number", log_path)
+    return Call(session, where, tuple(turns), manager)
 
 
 def _flist(text: str, path: str) -> tuple[str, ...]:

@@ -96,6 +96,14 @@ def test_unknown_dialog_act(capsys, tmp_path, sample):
     _fails(capsys, tmp_path, sample, f"{CALL}/log.json", "turn 3", "unknown dialog act 'teleport'")
 
 
+def test_dialog_manager_not_a_number(capsys, tmp_path, sample):
+    log_path = sample / "data" / CALL / "log.json"
+    log = json.loads(log_path.read_text())
+    log["system-specific"]["dialog-manager"] = "mdp"
+    log_path.write_text(json.dumps(log))
+    _fails(capsys, tmp_path, sample, f"{CALL}/log.json", "system-specific.dialog-manager is 'mdp', not a number")
+
+
 def test_not_utf8(capsys, tmp_path, sample):
     label_path = sample / "data" / CALL / "label.json"
     label_path.write_bytes(label_path.read_bytes().replace(b"chinese", b"chin\xe9se", 1))

@@ -238,3 +238,26 @@ def test_build_with_no_data_uses_the_sample_and_says_so(tmp_path, capsys, monkey
     assert run(["build", "--split", "test", "--out", "o"]) == 0
     assert "building the small hand-written sample" in capsys.readouterr().err
     assert (tmp_path / "o" / "dialog-babi-task6-dstc2-tst.txt").read_text() == (GOLDEN / "sample-tst.txt").read_text()
+
+
+def test_canthelp_calls_the_database_only_for_the_mdp_system(tmp_path):
+    import shutil
+
+    call = "Mar13_S9A0/voip-sample00002-20260101_110000"
+    raw = tmp_path / "raw"
+    shutil.copytree(SAMPLE, raw)
+    log_path = raw / "data" / call / "log.json"
+    log = json.loads(log_path.read_text())
+    assert log["system-specific"]["dialog-manager"] == 0
+    golden = (GOLDEN / "sample-tst.txt").read_text()
+    assert "4 expensive\tapi_call modern_european centre expensive\n5 api_call no result\n" \
+        "6 <SILENCE>\tSorry there is no modern_european restaurant" in golden
+
+    log["system-specific"]["dialog-manager"] = 1   # the POMDP system: no call at its canthelp
+    log_path.write_text(json.dumps(log))
+    out = tmp_path / "out"
+    build(BuildOptions(split="test", raw=(str(raw),), out=str(out)))
+    text = (out / "dialog-babi-task6-dstc2-tst.txt").read_text()
+    assert "4 expensive\tSorry there is no modern_european restaurant in the expensive price range\n" \
+        "5 how about chinese food\tapi_call chinese centre expensive\n" in text
+    assert text.count("api_call") == golden.count("api_call") - 2   # the call and its "no result"

@@ -8,14 +8,13 @@ from conftest import REFERENCE, TRAINDEV, need
 from dstc2conv.build import BuildOptions, build
 from dstc2conv.compare import compare_files
 
-# Measure key -> the rate a build must keep (README: "Fidelity"). System turns, result
-# blocks, split, order and ratings are at their targets; api_call lines (target 0.85)
-# and whole dialogs (target 0.75) are held at what the current rules reach on train.
+# Measure key -> the rate a build must keep (README: "Fidelity"). All are at their
+# targets but api_call lines (target 0.85), held at what the current rules reach on train.
 TARGETS = {
     "system_turns": 0.995,
-    "api_calls": 0.78,
+    "api_calls": 0.79,
     "result_blocks": 0.99,
-    "dialogs": 0.73,
+    "dialogs": 0.75,
     "split": 1.0,
     "order": 1.0,
     "rating_ours": 1.0,

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Other readings of the api_call values, measured against the published files.
+
+    python benchmarks/api_readings.py [--raw ../shared/dstc2/dstc2_traindev.tar.gz]
+                                      [--reference ../shared/reference]
+
+For each reading, on the published train and dev split: the share of published
+api_calls that the converted dialog matches in order (difflib over the dialog's calls),
+and the share of dialogs whose turns are identical (result lines not compared). The
+first row is the converter's rule (``dstc2conv.apicall``); the README's table comes from
+this script.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import random
+import tarfile
+from functools import partial
+from pathlib import Path
+
+from dstc2conv import apicall
+from dstc2conv.build import split_sessions
+from dstc2conv.convert import Ontology, convert_call, make_lexicon
+from dstc2conv.dstc2 import read_source
+from dstc2conv.kb import read_kb, underscore
+from dstc2conv.task6 import read
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+SLOTS = apicall.SLOTS
+NONE = (None, None, None)
+
+
+def live_hypotheses(path: str, wanted: set) -> dict:
+    """session -> per turn (the top live SLU hypothesis's informs, the live ASR n-best)."""
+    out = {}
+
+    def keep(session, data):
+        turns = []
+        for turn in json.loads(data)["turns"]:
+            live = turn["input"]["live"]
+            slu = max(live.get("slu-hyps", []), key=lambda h: h["score"], default={"slu-hyp": []})
+            informs = [tuple(s) for a in slu["slu-hyp"] if a["act"] == "inform" for s in a["slots"]]
+            turns.append((informs, [h["asr-hyp"] for h in live.get("asr-hyps", [])]))
+        out[session] = turns
+
+    if os.path.isdir(path):
+        for session in wanted:
+            with open(os.path.join(path, "data", session, "log.json"), "rb") as f:
+                keep(session, f.read())
+        return out
+    with tarfile.open(path) as tf:
+        for member in tf:
+            parts = member.name.split("/")
+            if parts[-1] == "log.json" and "/".join(parts[-3:-1]) in wanted:
+                keep("/".join(parts[-3:-1]), tf.extractfile(member).read())
+    return out
+
+
+def kept_if_said(call, upto, values, upto_text=None):
+    """The values whose text occurs in the user's transcriptions before system turn upto."""
+    said = " ".join(t.user.lower() for t in call.turns[:upto if upto_text is None else upto_text])
+    return tuple(v if v and v.replace("_", " ") in said else None for v in values)
+
+
+def goals(call, i):
+    if i < 0:
+        return NONE
+    g = dict(call.turns[min(i, len(call.turns) - 1)].goals)
+    return tuple(underscore(g[s]) if g.get(s) not in (None, "dontcare") else None for s in SLOTS)
+
+
+def system_informs(turn):
+    found = {}
+    for act in turn.system_acts:
+        if act.act in ("inform", "canthelp", "offer", "impl-conf", "expl-conf"):
+            for slot, value in act.slots:
+                if slot in SLOTS:
+                    found[slot] = underscore(value)
+    return tuple(found.get(s) for s in SLOTS)
+
+
+def readings(live, kb):
+    def slu_tracked(call, upto):
+        state = {}
+        for informs, _asr in live[call.session][:upto]:
+            for slot, value in informs:
+                if slot in SLOTS:
+                    state[slot] = value
+        return tuple(underscore(state[s]) if state.get(s) not in (None, "dontcare") else None for s in SLOTS)
+
+    def asr_too(call, upto):
+        heard = " | ".join(h for _i, asr in live[call.session][:upto] for h in asr)
+        return tuple(v if v and v.replace("_", " ") in heard else None
+                     for v in apicall.call_values(call, upto))
+
+    def before_reqalts(managers):
+        def values(call, upto):
+            i = upto - 1
+            if i >= 0 and call.dialog_manager in managers and \
+                    any(a.act == "reqalts" for a in call.turns[i].user_acts):
+                i -= 1
+            return kept_if_said(call, upto, goals(call, i)) if upto else NONE
+        return values
+
+    def informs_or_rule(call, upto):
+        found = system_informs(call.turns[upto])
+        return kept_if_said(call, upto, found) if any(found) else apicall.call_values(call, upto)
+
+    def matching_offers(call, runs, kb_names):
+        planned, last = {}, None
+        for index, (first, _last) in enumerate(runs):
+            turn = call.turns[first]
+            if not apicall.eligible(turn, kb_names, call.dialog_manager in (apicall.MDP_MANAGER, None)):
+                continue
+            values = apicall.call_values(call, first)
+            if values == last:
+                continue
+            if last is not None and turn.offered and values != NONE and \
+                    underscore(turn.offered) not in {r.name for r in kb.matching(*values)}:
+                continue
+            planned[index], last = values, values
+        return planned
+
+    plan = apicall.plan_calls
+    return [
+        ("the converter's rule", plan),
+        ("goal labels after the user turn that follows the call",
+         partial(plan, values_at=lambda c, u: kept_if_said(c, u + 1, goals(c, u)))),
+        ("text check without the user turn just before the call",
+         partial(plan, values_at=lambda c, u: kept_if_said(c, u, goals(c, u - 1), u - 1) if u else NONE)),
+        ("the system's own informs at the offer, kept where the user said them",
+         partial(plan, values_at=informs_or_rule)),
+        ("the live SLU's top hypotheses, tracked (no goal labels)", partial(plan, values_at=slu_tracked)),
+        ("the same, kept where the user said them",
+         partial(plan, values_at=lambda c, u: kept_if_said(c, u, slu_tracked(c, u)))),
+        ("goal labels checked against the live ASR n-best as well", partial(plan, values_at=asr_too)),
+        ('after "how about X" (reqalts), the goal labels from before it',
+         partial(plan, values_at=before_reqalts({0, 1}))),
+        ("the same, POMDP calls only", partial(plan, values_at=before_reqalts({1}))),
+        ("no new call at an offer the new values do not match", matching_offers),
+    ]
+
+
+def measure(calls, refs, kb, lexicon, plan):
+    matched = total = same = 0
+    for call, ref in zip(calls, refs):
+        ours = convert_call(call, kb, lexicon, random.Random(0), plan)
+        ours_calls = [x.bot for x in ours.exchanges if x.bot.startswith("api_call")]
+        ref_calls = [x.bot for x in ref.exchanges if x.bot.startswith("api_call")]
+        blocks = difflib.SequenceMatcher(None, ours_calls, ref_calls, autojunk=False).get_matching_blocks()
+        matched += sum(b.size for b in blocks)
+        total += len(ref_calls)
+        same += [(x.user, x.bot) for x in ours.exchanges] == [(x.user, x.bot) for x in ref.exchanges]
+    return matched / total, same / len(refs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--raw", default=str(SHARED / "dstc2" / "dstc2_traindev.tar.gz"))
+    parser.add_argument("--reference", default=str(SHARED / "reference"))
+    args = parser.parse_args()
+    ref_dir = Path(args.reference)
+
+    source = read_source(args.raw, workers=2)
+    kb = read_kb(ref_dir / "dialog-babi-task6-dstc2-kb.txt")
+    lexicon = make_lexicon(Ontology.from_json(source.ontology), kb)
+    split = split_sessions(source.flists, ("train", "dev"), dstc2_split=False)
+    live = live_hypotheses(args.raw, set(split["train"]) | set(split["dev"]))
+    files = {"train": "trn", "dev": "dev"}
+    data = {name: ([source.calls[s] for s in split[name]],
+                   read(ref_dir / f"dialog-babi-task6-dstc2-{files[name]}.txt")) for name in files}
+
+    print(f"{'reading of the values':70} {'api_calls train / dev':>22}  {'dialogs train / dev':>20}")
+    for label, plan in readings(live, kb):
+        (api_t, dlg_t), (api_d, dlg_d) = (measure(*data[name], kb, lexicon, plan) for name in files)
+        print(f"{label:70} {api_t:>10.1%} / {api_d:<9.1%}  {dlg_t:>9.1%} / {dlg_d:<8.1%}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
