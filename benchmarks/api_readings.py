@@ -8,7 +8,9 @@ For each reading, on the published train and dev split: the share of published
 api_calls that the converted dialog matches in order (difflib over the dialog's calls),
 and the share of dialogs whose turns are identical (result lines not compared). The
 first row is the converter's rule (``dstc2conv.apicall``); the README's table comes from
-this script.
+this script. Then, per DSTC2 dialog manager: the "cannot help" turns at which a call
+would be written if every system's counted as the MDP system's, and how many of them
+have a call in the published files.
 """
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ import json
 import os
 import random
 import tarfile
+from collections import Counter
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -114,7 +118,7 @@ def readings(live, kb):
         planned, last = {}, None
         for index, (first, _last) in enumerate(runs):
             turn = call.turns[first]
-            if not apicall.eligible(turn, kb_names, call.dialog_manager in (apicall.MDP_MANAGER, None)):
+            if not apicall.eligible(turn, kb_names, apicall.calls_at_canthelp(call)):
                 continue
             values = apicall.call_values(call, first)
             if values == last:
@@ -158,6 +162,36 @@ def measure(calls, refs, kb, lexicon, plan):
     return matched / total, same / len(refs)
 
 
+def canthelp_calls(calls, refs, kb, lexicon) -> Counter:
+    """(dialog manager, published call there?) -> count, over the "cannot help" turns at
+    which the MDP reading writes a call. Dialogs whose system turns differ are skipped."""
+    tally = Counter()
+    for call, ref in zip(calls, refs):
+        seen = {}
+
+        def plan(c, runs, kb_names):
+            seen["runs"] = runs
+            seen["calls"] = apicall.plan_calls(replace(c, dialog_manager=None), runs, kb_names)
+            return seen["calls"]
+
+        ours = convert_call(call, kb, lexicon, random.Random(0), plan)
+        ref_at, position = set(), 0
+        for x in ref.exchanges:
+            if x.bot.startswith("api_call"):
+                ref_at.add(position)
+            else:
+                position += 1
+        if [x.bot for x in ours.exchanges if not x.bot.startswith("api_call")] != \
+                [x.bot for x in ref.exchanges if not x.bot.startswith("api_call")]:
+            tally["skipped", None] += 1
+            continue
+        for index, (first, _last) in enumerate(seen["runs"]):
+            turn = call.turns[first]
+            if index in seen["calls"] and not apicall.eligible(turn, lexicon.names, canthelp_calls=False):
+                tally[call.dialog_manager, index in ref_at] += 1
+    return tally
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--raw", default=str(SHARED / "dstc2" / "dstc2_traindev.tar.gz"))
@@ -178,6 +212,14 @@ def main() -> None:
     for label, plan in readings(live, kb):
         (api_t, dlg_t), (api_d, dlg_d) = (measure(*data[name], kb, lexicon, plan) for name in files)
         print(f"{label:70} {api_t:>10.1%} / {api_d:<9.1%}  {dlg_t:>9.1%} / {dlg_d:<8.1%}", flush=True)
+
+    tally = sum((canthelp_calls(*data[name], kb, lexicon) for name in files), Counter())
+    for manager in sorted({m for m, _ in tally if m is not None}):
+        with_call, without = tally[manager, True], tally[manager, False]
+        print(f'dialog manager {manager}: a published call at {with_call} of {with_call + without} '
+              '"cannot help" turns where the values changed')
+    if tally["skipped", None]:
+        print(f"({tally['skipped', None]} dialogs skipped: their system turns differ)")
 
 
 if __name__ == "__main__":

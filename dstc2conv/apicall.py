@@ -4,7 +4,7 @@ A call is written before a system turn that shows the outcome of a database quer
 offer of a KB restaurant or, from the MDP system (DSTC2 dialog manager 0, or a log that
 does not say), a ``canthelp`` with two or more constraints. The POMDP systems'
 ``canthelp`` turns carry no call in the published files (0 of 105 in train and dev,
-against 259 of 272 of the MDP system's).
+against 261 of 272 of the MDP system's).
 
 ``plan_calls`` sees one call and the runs of identical system turns that become its
 task-6 lines, and returns, for the runs that are preceded by an api_call, the call's
@@ -20,6 +20,12 @@ Values = tuple  # (cuisine, location, price), each a str or None
 
 
 MDP_MANAGER = 0
+
+
+def calls_at_canthelp(call: Call) -> bool:
+    """Whether the system of this call queries its database when it cannot help: the
+    MDP system, or a call whose log does not say which system ran."""
+    return call.dialog_manager in (MDP_MANAGER, None)
 
 
 def eligible(turn: Turn, kb_names: frozenset, canthelp_calls: bool = True) -> bool:
@@ -57,7 +63,7 @@ def plan_calls(call: Call, runs: list[tuple[int, int]], kb_names: frozenset,
     values_at = values_at or call_values
     planned: dict[int, Values] = {}
     last = None
-    canthelp_calls = call.dialog_manager in (MDP_MANAGER, None)
+    canthelp_calls = calls_at_canthelp(call)
     for index, (first, _last) in enumerate(runs):
         if eligible(call.turns[first], kb_names, canthelp_calls):
             values = values_at(call, first)
