@@ -6,6 +6,10 @@ does not say), a ``canthelp`` with two or more constraints. The POMDP systems'
 ``canthelp`` turns carry no call in the published files (0 of 105 in train and dev,
 against 261 of 272 of the MDP system's).
 
+The values are the user's (``call_values``), fitted to the offer (``fit_offer``): a value
+that the offered restaurant contradicts in the KB is left out, so that the restaurant the
+system offers is among the call's results; unless that would leave no value at all.
+
 ``plan_calls`` sees one call and the runs of identical system turns that become its
 task-6 lines, and returns, for the runs that are preceded by an api_call, the call's
 values (cuisine, location, price; None for a missing or dontcare slot).
@@ -13,9 +17,10 @@ values (cuisine, location, price; None for a missing or dontcare slot).
 from __future__ import annotations
 
 from .dstc2 import Call, Turn
-from .kb import underscore
+from .kb import KB, SLOT_TO_ATTRIBUTE, Restaurant, underscore
 
 SLOTS = ("food", "area", "pricerange")
+ATTRIBUTES = tuple(SLOT_TO_ATTRIBUTE[slot] for slot in SLOTS)
 Values = tuple  # (cuisine, location, price), each a str or None
 
 
@@ -39,8 +44,8 @@ def eligible(turn: Turn, kb_names: frozenset, canthelp_calls: bool = True) -> bo
 
 
 def call_values(call: Call, upto: int) -> Values:
-    """The values at system turn ``upto``: the goal labels after user turn ``upto - 1``,
-    keeping a value only if its text occurs in a user transcription so far."""
+    """The user's values at system turn ``upto``: the goal labels after user turn
+    ``upto - 1``, keeping a value only if its text occurs in a user transcription so far."""
     if upto == 0:
         return (None, None, None)
     goals = dict(call.turns[upto - 1].goals)
@@ -55,18 +60,31 @@ def call_values(call: Call, upto: int) -> Values:
     return tuple(values)
 
 
-def plan_calls(call: Call, runs: list[tuple[int, int]], kb_names: frozenset,
+def fit_offer(values: Values, offered: Restaurant | None) -> Values:
+    """``values`` less those the offered restaurant's KB facts contradict, unless that
+    leaves none (then ``values`` as they are). A fact the KB lacks contradicts nothing."""
+    if offered is None:
+        return values
+    fitted = tuple(None if value is not None and offered.get(attribute) not in (None, value) else value
+                   for value, attribute in zip(values, ATTRIBUTES))
+    return fitted if any(fitted) else values
+
+
+def plan_calls(call: Call, runs: list[tuple[int, int]], kb_names: frozenset, kb: KB,
                values_at=None) -> dict[int, Values]:
     """``runs``: (first, last) system-turn index of each task-6 line, in order.
+    ``kb_names``: the restaurants whose offers are eligible; ``kb``: their facts.
     Returns {run index: values} for the runs whose line is preceded by an api_call.
-    ``values_at(call, turn)``: another reading of the values (default ``call_values``)."""
+    ``values_at(call, turn)``: another reading of the user's values (default ``call_values``)."""
     values_at = values_at or call_values
     planned: dict[int, Values] = {}
     last = None
     canthelp_calls = calls_at_canthelp(call)
     for index, (first, _last) in enumerate(runs):
-        if eligible(call.turns[first], kb_names, canthelp_calls):
-            values = values_at(call, first)
+        turn = call.turns[first]
+        if eligible(turn, kb_names, canthelp_calls):
+            offered = kb.restaurant(underscore(turn.offered)) if turn.offered else None
+            values = fit_offer(values_at(call, first), offered)
             if values != last:
                 planned[index] = values
                 last = values

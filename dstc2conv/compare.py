@@ -6,11 +6,13 @@ their user-utterance sequences have a difflib similarity ratio of at least 0.5 (
 it). Result blocks are compared as sets of lines with the rating values blanked, since
 ratings are random and the order of restaurants in a block is arbitrary.
 
-Within a pair of dialogs the bot turns are aligned with difflib; a matched api_call has
-its result block compared; an unmatched stretch is paired in order, calls with calls
-and system turns with system turns, and every leftover is a missing or extra turn. Every
-difference found is counted under one kind, so that the kinds add up to the gap of each
-measure (``CompareReport.accounting``).
+Within a pair of dialogs the system turns (the bot turns but api_calls) are aligned with
+difflib, an unmatched stretch paired in order and every leftover a missing or extra
+turn. Each api_call is then compared with the call (if any) before the aligned system
+turn, so that an extra or missing call never moves a system turn out of line; an
+identical call has its result block compared. Every difference found is counted under
+one kind, so that the kinds add up to the gap of each measure
+(``CompareReport.accounting``).
 """
 from __future__ import annotations
 
@@ -439,49 +441,61 @@ def _compare_pair(i: int, o: View, r: View, tally: _Tally, facts: dict, got: dic
             notes.append("facts: " + "; ".join(explained))
         tally.add(RESULTS_DIFFER, i, to.line, tr.line, "; ".join(notes))
 
-    matcher = difflib.SequenceMatcher(None, r.bots, o.bots, autojunk=False)
+    # System turns first: calls are measured on their own, and an extra or missing call
+    # must not pull a system turn out of line. Each column is a pair of system turns
+    # (one side None when missing), plus a last column for the dialog's end.
+    r_sys = [k for k, t in enumerate(r.turns) if not t.is_call]
+    o_sys = [k for k, t in enumerate(o.turns) if not t.is_call]
+    columns: list[tuple[int | None, int | None]] = []
+    matcher = difflib.SequenceMatcher(None, [r.bots[k] for k in r_sys], [o.bots[k] for k in o_sys],
+                                      autojunk=False)
     for op, r1, r2, o1, o2 in matcher.get_opcodes():
-        if op == "equal":
-            for k_r, k_o in zip(range(r1, r2), range(o1, o2)):
-                if r.turns[k_r].is_call:
-                    got["calls"] += 1
-                    compare_blocks(k_o, k_r)
-                else:
-                    got["system"] += 1
-            continue
-        r_calls = [k for k in range(r1, r2) if r.turns[k].is_call]
-        o_calls = [k for k in range(o1, o2) if o.turns[k].is_call]
-        r_sys = [k for k in range(r1, r2) if not r.turns[k].is_call]
-        o_sys = [k for k in range(o1, o2) if not o.turns[k].is_call]
-        for k_r, k_o in zip(r_calls, o_calls):
-            tr, to = r.turns[k_r], o.turns[k_o]
+        for j in range(max(r2 - r1, o2 - o1)):
+            k_r = r_sys[r1 + j] if r1 + j < r2 else None
+            k_o = o_sys[o1 + j] if o1 + j < o2 else None
+            columns.append((k_r, k_o))
+            if k_r is None:
+                tally.add(EXTRA_SYSTEM, i, o.turns[k_o].line, line_of(r, r_sys[r1] if r1 < len(r_sys) else len(r.turns)),
+                          f"ours has {_q(o.turns[k_o].bot)}, ref none")
+            elif k_o is None:
+                tally.add(SYSTEM_MISSING, i, line_of(o, o_sys[o1] if o1 < len(o_sys) else len(o.turns)),
+                          r.turns[k_r].line, f"ref has {_q(r.turns[k_r].bot)}, ours none")
+            elif r.turns[k_r].bot == o.turns[k_o].bot:
+                got["system"] += 1
+            else:
+                tally.add(SYSTEM_DIFFERS, i, o.turns[k_o].line, r.turns[k_r].line,
+                          f"ours {_q(o.turns[k_o].bot)}, ref {_q(r.turns[k_r].bot)}")
+    columns.append((len(r.turns), len(o.turns)))
+
+    # Then the calls, each in the column of the system turn it precedes.
+    def calls_before(v: View, k: int | None) -> list[int]:
+        if k is None:
+            return []
+        first = k
+        while first and v.turns[first - 1].is_call:
+            first -= 1
+        return list(range(first, k))
+
+    for k_r, k_o in columns:
+        r_calls, o_calls = calls_before(r, k_r), calls_before(o, k_o)
+        for c_r, c_o in zip(r_calls, o_calls):
+            tr, to = r.turns[c_r], o.turns[c_o]
             if tr.bot == to.bot:
                 got["calls"] += 1
-                compare_blocks(k_o, k_r)
+                compare_blocks(c_o, c_r)
                 continue
             notes, dropped = _slot_diffs(to.bot, tr.bot)
             tally.add(SLOT_DROPPED if dropped else SLOT_DIFFERS, i, to.line, tr.line,
                       f"ours {_q(to.bot)}, ref {_q(tr.bot)}: " + "; ".join(notes))
-        for k_r in r_calls[len(o_calls):]:
-            tr = r.turns[k_r]
-            after = r.turns[k_r + 1].bot if k_r + 1 < len(r.turns) else "the end"
-            tally.add(CALL_MISSING, i, line_of(o, o1), tr.line,
+        for c_r in r_calls[len(o_calls):]:
+            tr = r.turns[c_r]
+            after = r.turns[c_r + 1].bot if c_r + 1 < len(r.turns) else "the end"
+            tally.add(CALL_MISSING, i, line_of(o, k_o if k_o is not None else len(o.turns)), tr.line,
                       f"ref has {_q(tr.bot)} (before {_q(after)}), ours none")
-        for k_o in o_calls[len(r_calls):]:
-            to = o.turns[k_o]
-            tally.add(EXTRA_CALL, i, to.line, line_of(r, r1), f"ours has {_q(to.bot)}, ref none")
-        for k_r, k_o in zip(r_sys, o_sys):
-            tr, to = r.turns[k_r], o.turns[k_o]
-            if tr.bot == to.bot:
-                got["system"] += 1
-            else:
-                tally.add(SYSTEM_DIFFERS, i, to.line, tr.line, f"ours {_q(to.bot)}, ref {_q(tr.bot)}")
-        for k_r in r_sys[len(o_sys):]:
-            tr = r.turns[k_r]
-            tally.add(SYSTEM_MISSING, i, line_of(o, o1), tr.line, f"ref has {_q(tr.bot)}, ours none")
-        for k_o in o_sys[len(r_sys):]:
-            to = o.turns[k_o]
-            tally.add(EXTRA_SYSTEM, i, to.line, line_of(r, r1), f"ours has {_q(to.bot)}, ref none")
+        for c_o in o_calls[len(r_calls):]:
+            to = o.turns[c_o]
+            tally.add(EXTRA_CALL, i, to.line, line_of(r, k_r if k_r is not None else len(r.turns)),
+                      f"ours has {_q(to.bot)}, ref none")
 
     users = difflib.SequenceMatcher(None, r.users, o.users, autojunk=False)
     for op, r1, r2, o1, o2 in users.get_opcodes():

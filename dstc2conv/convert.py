@@ -6,7 +6,8 @@ The steps, in order (each is a small function below):
 2. pair each system turn with the user turn before it, dropping repeated system turns;
 3. at each turn where the system offers a KB restaurant or says it cannot help with two or
    more constraints, write ``api_call <cuisine> <location> <price>`` when the values
-   differ from the last call, followed by its result lines (or ``api_call no result``);
+   (the user's, less those the offered restaurant contradicts: ``apicall``) differ from
+   the last call, followed by its result lines (or ``api_call no result``);
 4. give each result restaurant a rating so that the system's next offers go to the
    highest-rated restaurant not yet offered.
 """
@@ -162,7 +163,7 @@ def convert_call(call: Call, kb: KB, lexicon: Lexicon, rng: random.Random, plan=
     system = [clean_system(t, lexicon) for t in turns]
     users = [clean_user(t.user, lexicon) for t in turns]
     runs = merge_repeats(system, users)
-    calls = plan(call, [(first, last) for first, last, _ in runs], lexicon.names)
+    calls = plan(call, [(first, last) for first, last, _ in runs], lexicon.names, kb)
 
     # Lines, with each result block as a list of restaurants to be rated once the
     # offers that follow it are known.

@@ -37,8 +37,13 @@ class KB:
     restaurants: tuple[Restaurant, ...]   # sorted by name
     source: str                           # a file path, or "logs"
 
-    def by_name(self) -> dict[str, Restaurant]:
+    @cached_property
+    def _by_name(self) -> dict[str, Restaurant]:
         return {r.name: r for r in self.restaurants}
+
+    def restaurant(self, name: str) -> Restaurant | None:
+        """The restaurant of this (underscored) name, or None."""
+        return self._by_name.get(name)
 
     @cached_property
     def _positions(self) -> dict[tuple[str, str], frozenset]:

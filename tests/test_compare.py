@@ -135,6 +135,24 @@ def test_missing_call(files):
     assert counts(report) == {EXTRA_CALL: 1, LENGTH_DIFFERS: 1}
 
 
+def test_call_one_turn_late_leaves_the_system_turns_aligned(files):
+    late = dialog(
+        HELLO,
+        "cheap food in the north\tWhat kind of food would you like?",
+        "noodles\tblue_door is a nice place in the north serving noodles",
+        "anything else\tapi_call noodles north cheap",
+        place("blue_door", rating=7) + place("red_lamp", rating=3),
+        "<SILENCE>\tred_lamp is a nice place in the north serving noodles",
+        "thanks bye\t you are welcome",
+    )
+    report = compare_files(*files(late + tapas()))
+    # the same call before another system turn is not the same line
+    assert counts(report) == {CALL_MISSING: 1, EXTRA_CALL: 1}
+    assert rates(report)["system_turns"] == (8, 8)
+    assert rates(report)["api_calls"] == (1, 2)
+    assert "before \"blue_door is a nice place" in report.kind(CALL_MISSING).examples[0].text
+
+
 def test_changed_system_turn(files):
     report = compare_files(*files(noodles(second="red_lamp is a fine place") + tapas()))
     assert counts(report) == {SYSTEM_DIFFERS: 1}

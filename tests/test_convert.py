@@ -216,6 +216,46 @@ def test_call_answers_the_first_user_turn_of_a_repeated_offer():
     assert tail == "6 <SILENCE>\tblue_door serves thai food\n7 thank you bye\t you are welcome\n"
 
 
+def test_fit_offer_leaves_out_what_the_offered_restaurant_contradicts():
+    from dstc2conv.apicall import fit_offer
+    from dstc2conv.kb import Restaurant
+
+    blue = Restaurant("blue_door", (("R_cuisine", "thai"), ("R_location", "north")))
+    assert fit_offer(("thai", "centre", "cheap"), blue) == ("thai", None, "cheap")   # no price fact
+    assert fit_offer(("thai", "north", None), blue) == ("thai", "north", None)
+    assert fit_offer(("italian", "centre", None), blue) == ("italian", "centre", None)   # none would remain
+    assert fit_offer(("italian", "centre", None), None) == ("italian", "centre", None)   # not an offer
+
+
+def test_call_is_fitted_to_each_offer():
+    import random as _random
+
+    from dstc2conv.convert import Ontology, convert_call, make_lexicon
+    from dstc2conv.dstc2 import Act, Call, Turn
+    from dstc2conv.kb import KB, Restaurant
+
+    kb = KB((Restaurant("blue_door", (("R_cuisine", "thai"), ("R_location", "north"))),
+             Restaurant("red_door", (("R_cuisine", "thai"), ("R_location", "centre")))), "test")
+    lex = make_lexicon(Ontology(("thai",), ("centre", "north"), ("cheap",), ("blue door", "red door")), kb)
+    goals = (("area", "centre"), ("food", "thai"))
+
+    def offer(name):
+        return (Act("offer", (("name", name),)), Act("inform", (("food", "thai"),)))
+
+    turns = (
+        Turn("Hello , welcome to the Cambridge restaurant system? How may I help you?",
+             (Act("welcomemsg", ()),), "thai food in the centre", (), goals, "byconstraints", ()),
+        Turn("blue door serves thai food", offer("blue door"), "in the centre", (), goals, "byconstraints", ()),
+        Turn("red door serves thai food", offer("red door"), "thank you bye", (), goals, "finished", ()),
+    )
+    dialog = convert_call(Call("Mar13_S9A0/voip-y", "test", turns), kb, lex, _random.Random(0))
+    calls = [(e.user, e.bot) for e in dialog.exchanges if e.bot.startswith("api_call")]
+    # blue_door is in the north: the first call leaves the centre out, so blue_door is
+    # among its results; red_door is in the centre: the values are whole again
+    assert calls == [("thai food in the centre", "api_call thai R_location R_price"),
+                     ("in the centre", "api_call thai centre R_price")]
+
+
 def test_default_sources_find_tarballs_and_unpacked_releases(tmp_path):
     from dstc2conv.build import default_sources
 

@@ -12,7 +12,7 @@ from dstc2conv.compare import compare_files
 # targets but api_call lines (target 0.85), held at what the current rules reach on train.
 TARGETS = {
     "system_turns": 0.995,
-    "api_calls": 0.79,
+    "api_calls": 0.84,
     "result_blocks": 0.99,
     "dialogs": 0.75,
     "split": 1.0,
