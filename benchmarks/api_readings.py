@@ -4,18 +4,17 @@
     python benchmarks/api_readings.py [--raw ../shared/dstc2/dstc2_traindev.tar.gz]
                                       [--reference ../shared/reference]
 
-For each reading, on the published train and dev split: the share of published
-api_calls that the converted dialog matches in order (difflib over the dialog's calls),
-and the share of dialogs whose turns are identical (result lines not compared). The
-first row is the converter's rule (``dstc2conv.apicall``); the README's table comes from
-this script. Then, per DSTC2 dialog manager: the "cannot help" turns at which a call
+For each reading, on the published train and dev split, as ``dstc2conv compare``
+measures them: api_call lines identical, and dialogs identical. Every reading but the
+second goes through the converter's fitting of the values to the offer
+(``apicall.fit_offer``). The first row is the converter's rule (``dstc2conv.apicall``);
+the README's table comes from this script. Then, per DSTC2 dialog manager: the "cannot help" turns at which a call
 would be written if every system's counted as the MDP system's, and how many of them
 have a call in the published files.
 """
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
 import random
@@ -27,9 +26,10 @@ from pathlib import Path
 
 from dstc2conv import apicall
 from dstc2conv.build import split_sessions
+from dstc2conv.compare import compare_views, view
 from dstc2conv.convert import Ontology, convert_call, make_lexicon
 from dstc2conv.dstc2 import read_source
-from dstc2conv.kb import read_kb, underscore
+from dstc2conv.kb import KB, read_kb, underscore
 from dstc2conv.task6 import read
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,13 +114,14 @@ def readings(live, kb):
         found = system_informs(call.turns[upto])
         return kept_if_said(call, upto, found) if any(found) else apicall.call_values(call, upto)
 
-    def matching_offers(call, runs, kb_names):
+    def matching_offers(call, runs, kb_names, kb):
         planned, last = {}, None
         for index, (first, _last) in enumerate(runs):
             turn = call.turns[first]
             if not apicall.eligible(turn, kb_names, apicall.calls_at_canthelp(call)):
                 continue
-            values = apicall.call_values(call, first)
+            offered = kb.restaurant(underscore(turn.offered)) if turn.offered else None
+            values = apicall.fit_offer(apicall.call_values(call, first), offered)
             if values == last:
                 continue
             if last is not None and turn.offered and values != NONE and \
@@ -129,9 +130,13 @@ def readings(live, kb):
             planned[index], last = values, values
         return planned
 
+    def unfitted(call, runs, kb_names, _kb):
+        return apicall.plan_calls(call, runs, kb_names, KB((), "no facts"))
+
     plan = apicall.plan_calls
     return [
         ("the converter's rule", plan),
+        ("the user's values as they are (not fitted to the offer)", unfitted),
         ("goal labels after the user turn that follows the call",
          partial(plan, values_at=lambda c, u: kept_if_said(c, u + 1, goals(c, u)))),
         ("text check without the user turn just before the call",
@@ -150,16 +155,9 @@ def readings(live, kb):
 
 
 def measure(calls, refs, kb, lexicon, plan):
-    matched = total = same = 0
-    for call, ref in zip(calls, refs):
-        ours = convert_call(call, kb, lexicon, random.Random(0), plan)
-        ours_calls = [x.bot for x in ours.exchanges if x.bot.startswith("api_call")]
-        ref_calls = [x.bot for x in ref.exchanges if x.bot.startswith("api_call")]
-        blocks = difflib.SequenceMatcher(None, ours_calls, ref_calls, autojunk=False).get_matching_blocks()
-        matched += sum(b.size for b in blocks)
-        total += len(ref_calls)
-        same += [(x.user, x.bot) for x in ours.exchanges] == [(x.user, x.bot) for x in ref.exchanges]
-    return matched / total, same / len(refs)
+    ours = [view(convert_call(call, kb, lexicon, random.Random(0), plan)) for call in calls]
+    rates = {m.key: m.rate for m in compare_views(ours, [view(ref) for ref in refs]).measures}
+    return rates["api_calls"], rates["dialogs"]
 
 
 def canthelp_calls(calls, refs, kb, lexicon) -> Counter:
@@ -169,9 +167,9 @@ def canthelp_calls(calls, refs, kb, lexicon) -> Counter:
     for call, ref in zip(calls, refs):
         seen = {}
 
-        def plan(c, runs, kb_names):
+        def plan(c, runs, kb_names, kb):
             seen["runs"] = runs
-            seen["calls"] = apicall.plan_calls(replace(c, dialog_manager=None), runs, kb_names)
+            seen["calls"] = apicall.plan_calls(replace(c, dialog_manager=None), runs, kb_names, kb)
             return seen["calls"]
 
         ours = convert_call(call, kb, lexicon, random.Random(0), plan)
