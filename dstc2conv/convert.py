@@ -13,6 +13,7 @@ The steps, in order (each is a small function below):
 """
 from __future__ import annotations
 
+import functools
 import random
 import re
 from dataclasses import dataclass
@@ -115,9 +116,15 @@ def format_call(values) -> str:
 def result_lines(restaurants: list[Restaurant], ratings: dict[str, int]) -> list[Context]:
     lines = []
     for r in restaurants:
-        lines.extend(Context(f"{r.name} {a} {v}") for a, v in r.attrs)
+        lines.extend(_fact_lines(r))
         lines.append(Context(f"{r.name} R_rating {ratings[r.name]}"))
     return lines
+
+
+@functools.lru_cache(maxsize=None)
+def _fact_lines(restaurant: Restaurant) -> tuple[Context, ...]:
+    """A restaurant's result lines but the rating (the same in every block)."""
+    return tuple(Context(f"{restaurant.name} {a} {v}") for a, v in restaurant.attrs)
 
 
 # Ratings look like the published ones: offered restaurants rate 5-10, the others 0-4.
