@@ -8,9 +8,9 @@ For each reading, on the published train and dev split, as ``dstc2conv compare``
 measures them: api_call lines identical, and dialogs identical. Every reading but the
 second goes through the converter's fitting of the values to the offer
 (``apicall.fit_offer``). The first row is the converter's rule (``dstc2conv.apicall``);
-the README's table comes from this script. Then, per DSTC2 dialog manager: the "cannot help" turns at which a call
-would be written if every system's counted as the MDP system's, and how many of them
-have a call in the published files.
+the README's table comes from this script. Then, per DSTC2 dialog manager: the "cannot
+help" turns at which a call would be written if every system's counted as the MDP
+system's, and how many of them have a call in the published files.
 """
 from __future__ import annotations
 

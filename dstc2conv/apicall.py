@@ -3,8 +3,8 @@
 A call is written before a system turn that shows the outcome of a database query: an
 offer of a KB restaurant or, from the MDP system (DSTC2 dialog manager 0, or a log that
 does not say), a ``canthelp`` with two or more constraints. The POMDP systems'
-``canthelp`` turns carry no call in the published files (0 of 105 in train and dev,
-against 261 of 272 of the MDP system's).
+``canthelp`` turns carry no call in the published files (0 of 118 in train and dev,
+against 261 of 285 of the MDP system's, where the values changed).
 
 The values are the user's (``call_values``), fitted to the offer (``fit_offer``): a value
 that the offered restaurant contradicts in the KB is left out, so that the restaurant the

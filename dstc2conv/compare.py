@@ -455,11 +455,13 @@ def _compare_pair(i: int, o: View, r: View, tally: _Tally, facts: dict, got: dic
             k_o = o_sys[o1 + j] if o1 + j < o2 else None
             columns.append((k_r, k_o))
             if k_r is None:
-                tally.add(EXTRA_SYSTEM, i, o.turns[k_o].line, line_of(r, r_sys[r1] if r1 < len(r_sys) else len(r.turns)),
+                at = r_sys[r1] if r1 < len(r_sys) else len(r.turns)
+                tally.add(EXTRA_SYSTEM, i, o.turns[k_o].line, line_of(r, at),
                           f"ours has {_q(o.turns[k_o].bot)}, ref none")
             elif k_o is None:
-                tally.add(SYSTEM_MISSING, i, line_of(o, o_sys[o1] if o1 < len(o_sys) else len(o.turns)),
-                          r.turns[k_r].line, f"ref has {_q(r.turns[k_r].bot)}, ours none")
+                at = o_sys[o1] if o1 < len(o_sys) else len(o.turns)
+                tally.add(SYSTEM_MISSING, i, line_of(o, at), r.turns[k_r].line,
+                          f"ref has {_q(r.turns[k_r].bot)}, ours none")
             elif r.turns[k_r].bot == o.turns[k_o].bot:
                 got["system"] += 1
             else:
