@@ -6,8 +6,8 @@
 
 For each reading, on the published train and dev split, as ``dstc2conv compare``
 measures them: api_call lines identical, and dialogs identical. Every reading but the
-second goes through the converter's fitting of the values to the offer
-(``apicall.fit_offer``). The first row is the converter's rule (``dstc2conv.apicall``);
+second and third goes through the converter's fitting of the values to the offer
+(``apicall.fit_offer``, ``apicall.disputed``). The first row is the converter's rule (``dstc2conv.apicall``);
 the README's table comes from this script. Then, per DSTC2 dialog manager: the "cannot
 help" turns at which a call would be written if every system's counted as the MDP
 system's, and how many of them have a call in the published files.
@@ -118,16 +118,30 @@ def readings(live, kb):
         planned, last = {}, None
         for index, (first, _last) in enumerate(runs):
             turn = call.turns[first]
-            if not apicall.eligible(turn, kb_names, apicall.calls_at_canthelp(call)):
+            mdp = apicall.mdp_system(call)
+            if not apicall.eligible(turn, kb_names, canthelp_calls=mdp):
                 continue
             offered = kb.restaurant(underscore(turn.offered)) if turn.offered else None
-            values = apicall.fit_offer(apicall.call_values(call, first), offered)
+            values = apicall.call_values(call, first)
+            if not (mdp and apicall.disputed(turn, values, offered)):
+                values = apicall.fit_offer(values, offered)
             if values == last:
                 continue
             if last is not None and turn.offered and values != NONE and \
                     underscore(turn.offered) not in {r.name for r in kb.matching(*values)}:
                 continue
             planned[index], last = values, values
+        return planned
+
+    def always_fitted(call, runs, kb_names, kb):
+        planned, last = {}, None
+        for index, (first, _last) in enumerate(runs):
+            turn = call.turns[first]
+            if apicall.eligible(turn, kb_names, canthelp_calls=apicall.mdp_system(call)):
+                offered = kb.restaurant(underscore(turn.offered)) if turn.offered else None
+                values = apicall.fit_offer(apicall.call_values(call, first), offered)
+                if values != last:
+                    planned[index], last = values, values
         return planned
 
     def unfitted(call, runs, kb_names, _kb):
@@ -137,6 +151,7 @@ def readings(live, kb):
     return [
         ("the converter's rule", plan),
         ("the user's values as they are (not fitted to the offer)", unfitted),
+        ("fitted to every offer, the MDP system's disputed ones too", always_fitted),
         ("goal labels after the user turn that follows the call",
          partial(plan, values_at=lambda c, u: kept_if_said(c, u + 1, goals(c, u)))),
         ("text check without the user turn just before the call",

@@ -3,12 +3,14 @@
 A call is written before a system turn that shows the outcome of a database query: an
 offer of a KB restaurant or, from the MDP system (DSTC2 dialog manager 0, or a log that
 does not say), a ``canthelp`` with two or more constraints. The POMDP systems'
-``canthelp`` turns carry no call in the published files (0 of 118 in train and dev,
-against 261 of 285 of the MDP system's, where the values changed).
+``canthelp`` turns carry no call in the published files (0 of 113 in train and dev,
+against 261 of 274 of the MDP system's, where the values changed).
 
 The values are the user's (``call_values``), fitted to the offer (``fit_offer``): a value
 that the offered restaurant contradicts in the KB is left out, so that the restaurant the
-system offers is among the call's results; unless that would leave no value at all.
+system offers is among the call's results; unless that would leave no value at all. In a
+call of the MDP system the values stay as the user gave them when the user's reply
+disputes the offer (``disputed``): rejects it, or says again a value it contradicts.
 
 ``plan_calls`` sees one call and the runs of identical system turns that become its
 task-6 lines, and returns, for the runs that are preceded by an api_call, the call's
@@ -25,11 +27,13 @@ Values = tuple  # (cuisine, location, price), each a str or None
 
 
 MDP_MANAGER = 0
+REJECTIONS = frozenset({"reqalts", "negate", "deny"})
 
 
-def calls_at_canthelp(call: Call) -> bool:
-    """Whether the system of this call queries its database when it cannot help: the
-    MDP system, or a call whose log does not say which system ran."""
+def mdp_system(call: Call) -> bool:
+    """Whether the call is the MDP system's, or its log does not say which system ran.
+    The MDP system's calls query the database when it cannot help, and keep the user's
+    values at a disputed offer."""
     return call.dialog_manager in (MDP_MANAGER, None)
 
 
@@ -70,6 +74,19 @@ def fit_offer(values: Values, offered: Restaurant | None) -> Values:
     return fitted if any(fitted) else values
 
 
+def disputed(turn: Turn, values: Values, offered: Restaurant | None) -> bool:
+    """The user's reply to this offer (the user turn after it) rejects it (``reqalts``,
+    ``negate``, ``deny``) or says again a value of ``values`` that it contradicts."""
+    if offered is None:
+        return False
+    if any(act.act in REJECTIONS for act in turn.user_acts):
+        return True
+    reply = turn.user.lower()
+    return any(value is not None and offered.get(attribute) not in (None, value)
+               and value.replace("_", " ") in reply
+               for value, attribute in zip(values, ATTRIBUTES))
+
+
 def plan_calls(call: Call, runs: list[tuple[int, int]], kb_names: frozenset, kb: KB,
                values_at=None) -> dict[int, Values]:
     """``runs``: (first, last) system-turn index of each task-6 line, in order.
@@ -79,12 +96,14 @@ def plan_calls(call: Call, runs: list[tuple[int, int]], kb_names: frozenset, kb:
     values_at = values_at or call_values
     planned: dict[int, Values] = {}
     last = None
-    canthelp_calls = calls_at_canthelp(call)
+    mdp = mdp_system(call)
     for index, (first, _last) in enumerate(runs):
         turn = call.turns[first]
-        if eligible(turn, kb_names, canthelp_calls):
+        if eligible(turn, kb_names, canthelp_calls=mdp):
             offered = kb.restaurant(underscore(turn.offered)) if turn.offered else None
-            values = fit_offer(values_at(call, first), offered)
+            values = values_at(call, first)
+            if not (mdp and disputed(turn, values, offered)):
+                values = fit_offer(values, offered)
             if values != last:
                 planned[index] = values
                 last = values

@@ -227,7 +227,24 @@ def test_fit_offer_leaves_out_what_the_offered_restaurant_contradicts():
     assert fit_offer(("italian", "centre", None), None) == ("italian", "centre", None)   # not an offer
 
 
-def test_call_is_fitted_to_each_offer():
+def test_disputed_offer():
+    from dataclasses import replace
+
+    from dstc2conv.apicall import disputed
+    from dstc2conv.dstc2 import Act
+    from dstc2conv.kb import Restaurant
+
+    blue = Restaurant("blue_door", (("R_cuisine", "thai"), ("R_location", "north")))
+    values = ("thai", "centre", None)
+    offer = _turn("blue door serves thai food", ("offer", ("name", "blue door")))
+    assert disputed(replace(offer, user="no i want the centre"), values, blue)   # says the value again
+    assert disputed(replace(offer, user="anything else", user_acts=(Act("reqalts", ()),)), values, blue)
+    assert not disputed(replace(offer, user="whats the phone number"), values, blue)
+    assert not disputed(replace(offer, user="thai food"), values, blue)   # thai is not contradicted
+    assert not disputed(replace(offer, user="the centre"), values, None)   # not an offer
+
+
+def _fitting_call(dialog_manager, second_user):
     import random as _random
 
     from dstc2conv.convert import Ontology, convert_call, make_lexicon
@@ -245,15 +262,24 @@ def test_call_is_fitted_to_each_offer():
     turns = (
         Turn("Hello , welcome to the Cambridge restaurant system? How may I help you?",
              (Act("welcomemsg", ()),), "thai food in the centre", (), goals, "byconstraints", ()),
-        Turn("blue door serves thai food", offer("blue door"), "in the centre", (), goals, "byconstraints", ()),
+        Turn("blue door serves thai food", offer("blue door"), second_user, (), goals, "byconstraints", ()),
         Turn("red door serves thai food", offer("red door"), "thank you bye", (), goals, "finished", ()),
     )
-    dialog = convert_call(Call("Mar13_S9A0/voip-y", "test", turns), kb, lex, _random.Random(0))
-    calls = [(e.user, e.bot) for e in dialog.exchanges if e.bot.startswith("api_call")]
+    dialog = convert_call(Call("Mar13_S9A0/voip-y", "test", turns, dialog_manager), kb, lex, _random.Random(0))
+    return [(e.user, e.bot) for e in dialog.exchanges if e.bot.startswith("api_call")]
+
+
+def test_call_is_fitted_to_each_offer():
     # blue_door is in the north: the first call leaves the centre out, so blue_door is
     # among its results; red_door is in the centre: the values are whole again
-    assert calls == [("thai food in the centre", "api_call thai R_location R_price"),
-                     ("in the centre", "api_call thai centre R_price")]
+    fitted = [("thai food in the centre", "api_call thai R_location R_price"),
+              ("whats the phone number", "api_call thai centre R_price")]
+    assert _fitting_call(1, "whats the phone number") == fitted
+    assert _fitting_call(0, "whats the phone number") == fitted
+    # the user disputes the offer: the MDP system's call keeps the values, the POMDP's does not
+    assert _fitting_call(0, "in the centre") == [("thai food in the centre", "api_call thai centre R_price")]
+    assert _fitting_call(1, "in the centre") == [("thai food in the centre", "api_call thai R_location R_price"),
+                                                 ("in the centre", "api_call thai centre R_price")]
 
 
 def test_default_sources_find_tarballs_and_unpacked_releases(tmp_path):

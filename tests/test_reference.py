@@ -8,11 +8,10 @@ from conftest import REFERENCE, TRAINDEV, need
 from dstc2conv.build import BuildOptions, build
 from dstc2conv.compare import compare_files
 
-# Measure key -> the rate a build must keep (README: "Fidelity"). All are at their
-# targets but api_call lines (target 0.85), held at what the current rules reach on train.
+# Measure key -> the rate a build must keep (README: "Fidelity"): the targets.
 TARGETS = {
     "system_turns": 0.995,
-    "api_calls": 0.84,
+    "api_calls": 0.85,
     "result_blocks": 0.99,
     "dialogs": 0.75,
     "split": 1.0,
