@@ -7,8 +7,8 @@
 For each reading, on the published train and dev split, as ``dstc2conv compare``
 measures them: api_call lines identical, and dialogs identical. Every reading but the
 second and third goes through the converter's fitting of the values to the offer
-(``apicall.fit_offer``, ``apicall.disputed``). The first row is the converter's rule (``dstc2conv.apicall``);
-the README's table comes from this script. Then, per DSTC2 dialog manager: the "cannot
+(``apicall.offer_values``). The first row is the converter's rule
+(``dstc2conv.apicall``); the README's table comes from this script. Then, per DSTC2 dialog manager: the "cannot
 help" turns at which a call would be written if every system's counted as the MDP
 system's, and how many of them have a call in the published files.
 """
@@ -118,13 +118,10 @@ def readings(live, kb):
         planned, last = {}, None
         for index, (first, _last) in enumerate(runs):
             turn = call.turns[first]
-            mdp = apicall.mdp_system(call)
-            if not apicall.eligible(turn, kb_names, canthelp_calls=mdp):
+            if not apicall.eligible(turn, kb_names, canthelp_calls=apicall.mdp_system(call)):
                 continue
-            offered = kb.restaurant(underscore(turn.offered)) if turn.offered else None
-            values = apicall.call_values(call, first)
-            if not (mdp and apicall.disputed(turn, values, offered)):
-                values = apicall.fit_offer(values, offered)
+            values = apicall.offer_values(call, turn, apicall.call_values(call, first),
+                                          apicall.offered_restaurant(turn, kb))
             if values == last:
                 continue
             if last is not None and turn.offered and values != NONE and \
@@ -138,8 +135,8 @@ def readings(live, kb):
         for index, (first, _last) in enumerate(runs):
             turn = call.turns[first]
             if apicall.eligible(turn, kb_names, canthelp_calls=apicall.mdp_system(call)):
-                offered = kb.restaurant(underscore(turn.offered)) if turn.offered else None
-                values = apicall.fit_offer(apicall.call_values(call, first), offered)
+                values = apicall.fit_offer(apicall.call_values(call, first),
+                                           apicall.offered_restaurant(turn, kb))
                 if values != last:
                     planned[index], last = values, values
         return planned

@@ -64,13 +64,24 @@ def call_values(call: Call, upto: int) -> Values:
     return tuple(values)
 
 
+def offered_restaurant(turn: Turn, kb: KB) -> Restaurant | None:
+    """The KB restaurant the system offers at this turn, if any."""
+    return kb.restaurant(underscore(turn.offered)) if turn.offered else None
+
+
+def _contradicted(values: Values, offered: Restaurant) -> tuple[bool, ...]:
+    """Per slot: the value is given and the offered restaurant's KB fact differs (a fact
+    the KB lacks contradicts nothing)."""
+    return tuple(value is not None and offered.get(attribute) not in (None, value)
+                 for value, attribute in zip(values, ATTRIBUTES))
+
+
 def fit_offer(values: Values, offered: Restaurant | None) -> Values:
     """``values`` less those the offered restaurant's KB facts contradict, unless that
-    leaves none (then ``values`` as they are). A fact the KB lacks contradicts nothing."""
+    leaves none (then ``values`` as they are)."""
     if offered is None:
         return values
-    fitted = tuple(None if value is not None and offered.get(attribute) not in (None, value) else value
-                   for value, attribute in zip(values, ATTRIBUTES))
+    fitted = tuple(None if bad else value for value, bad in zip(values, _contradicted(values, offered)))
     return fitted if any(fitted) else values
 
 
@@ -82,9 +93,16 @@ def disputed(turn: Turn, values: Values, offered: Restaurant | None) -> bool:
     if any(act.act in REJECTIONS for act in turn.user_acts):
         return True
     reply = turn.user.lower()
-    return any(value is not None and offered.get(attribute) not in (None, value)
-               and value.replace("_", " ") in reply
-               for value, attribute in zip(values, ATTRIBUTES))
+    return any(bad and value.replace("_", " ") in reply
+               for value, bad in zip(values, _contradicted(values, offered)))
+
+
+def offer_values(call: Call, turn: Turn, values: Values, offered: Restaurant | None) -> Values:
+    """The user's ``values`` as the call at ``turn`` carries them: fitted to the offer,
+    unless the call is the MDP system's and the user disputes the offer."""
+    if mdp_system(call) and disputed(turn, values, offered):
+        return values
+    return fit_offer(values, offered)
 
 
 def plan_calls(call: Call, runs: list[tuple[int, int]], kb_names: frozenset, kb: KB,
@@ -100,10 +118,7 @@ def plan_calls(call: Call, runs: list[tuple[int, int]], kb_names: frozenset, kb:
     for index, (first, _last) in enumerate(runs):
         turn = call.turns[first]
         if eligible(turn, kb_names, canthelp_calls=mdp):
-            offered = kb.restaurant(underscore(turn.offered)) if turn.offered else None
-            values = values_at(call, first)
-            if not (mdp and disputed(turn, values, offered)):
-                values = fit_offer(values, offered)
+            values = offer_values(call, turn, values_at(call, first), offered_restaurant(turn, kb))
             if values != last:
                 planned[index] = values
                 last = values
