@@ -1,7 +1,7 @@
 """``dstc2conv build``: find the inputs, split the calls, convert them, write the files.
 
-Everything is converted in memory first; the files are then written to temporary names
-and renamed, so a failed build leaves no partly written output.
+Everything is converted in memory first; the files are then put in place as one set
+(``outputs.OutputFolder``), so a failed or killed build leaves the old set as it was.
 """
 from __future__ import annotations
 
@@ -9,28 +9,28 @@ import hashlib
 import json
 import os
 import random
+import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
 from . import __version__
-from .convert import Ontology, convert_call, make_lexicon
-from .dstc2 import Call, Source, read_source
+from .convert import convert_call, make_lexicon
+from .dstc2 import Call
 from .errors import Dstc2ConvError
 from .files import sha256_file
+from .inputs import DEFAULT_RAW_DIR, Inputs, default_sources, gather, held_splits
 from .kb import KB, format_kb, kb_from_acts, read_kb
-from .task6 import Dialog, Exchange, serialize
+from .outputs import MANIFEST, OutputFolder
+from .task6 import Dialog, Exchange, read, serialize
 
 PREFIX = "dialog-babi-task6-dstc2"
 FILE_OF_SPLIT = {"train": f"{PREFIX}-trn.txt", "dev": f"{PREFIX}-dev.txt", "test": f"{PREFIX}-tst.txt"}
 CANDIDATES = f"{PREFIX}-candidates.txt"
 KB_FILE = f"{PREFIX}-kb.txt"
-MANIFEST = "manifest.json"
-DEFAULT_RAW_DIR = "data_raw"
 # The published task-6 dev set is the first 500 of DSTC2's train+dev calls in session order.
 PUBLISHED_DEV_SIZE = 500
-# The small hand-written DSTC2-format sample in the repository, used when data_raw/ is empty.
-SAMPLE_DIR = Path(__file__).resolve().parent.parent / "tests" / "data" / "sample"
+# What must be the same for files of two builds to stand in one output folder.
+SET_SETTINGS = ("tool", "version", "seed", "split", "sample")
 
 
 @dataclass(frozen=True)
@@ -39,10 +39,11 @@ class BuildOptions:
     raw: tuple[str, ...] = ()        # tarballs or folders; empty: look in data_raw/
     out: str = "outputs"
     seed: int = 0
-    kb: str | None = None            # a KB file; None: data_raw/<kb file> if present, else from the logs
+    kb: str | None = None            # a KB file; None: data_raw/<kb file> if present (and no raw), else from the logs
     dstc2_split: bool = False        # DSTC2's own train/dev flists instead of the published re-split
     raw_dir: str = DEFAULT_RAW_DIR
     jobs: int = 1                    # processes that parse the JSON in parallel
+    replace: bool = False            # remove the folder's files of other builds instead of refusing
 
 
 @dataclass(frozen=True)
@@ -53,61 +54,6 @@ class BuildResult:
 
 def wanted_splits(split: str) -> tuple[str, ...]:
     return ("train", "dev", "test") if split == "all" else (split,)
-
-
-def default_sources(raw_dir: str) -> tuple[list[str], bool]:
-    """The DSTC2 tarballs and unpacked folders in ``raw_dir``; else the shipped sample.
-    Returns (paths, is_sample)."""
-    found = []
-    if os.path.isdir(os.path.join(raw_dir, "scripts", "config")):  # a release unpacked in place
-        found.append(raw_dir)
-    if os.path.isdir(raw_dir):
-        for name in sorted(os.listdir(raw_dir)):
-            path = os.path.join(raw_dir, name)
-            if name.endswith((".tar.gz", ".tgz", ".tar")) and os.path.isfile(path):
-                found.append(path)
-            elif os.path.isdir(os.path.join(path, "scripts", "config")):
-                found.append(path)
-    if found:
-        return found, False
-    if SAMPLE_DIR.is_dir():
-        return [str(SAMPLE_DIR)], True
-    raise Dstc2ConvError(
-        "no DSTC2 data: put dstc2_traindev.tar.gz and/or dstc2_test.tar.gz in it, or pass --raw", raw_dir)
-
-
-def _needed_flists(splits: tuple[str, ...]) -> set[str]:
-    needed = set()
-    for split in splits:
-        needed |= {"test"} if split == "test" else {"train", "dev"}
-    return needed
-
-
-def load_sources(paths: list[str], splits: tuple[str, ...], log: Callable[[str], None],
-                 jobs: int = 1) -> list[Source]:
-    """Read the sources that hold the flists the splits need; skip the others.
-    With several sources and not every split asked for, each is first peeked for its flists."""
-    needed = _needed_flists(splits)
-    if len(paths) > 1 and needed != {"train", "dev", "test"}:
-        chosen = []
-        for path in paths:
-            flists = read_source(path, wanted=frozenset()).flists
-            if needed & set(flists):
-                chosen.append(path)
-            else:
-                log(f"skipping {path}: it holds no {'/'.join(sorted(needed))} flist")
-        paths = chosen
-    sources = [read_source(path, workers=jobs) for path in paths]
-    have = {name for s in sources for name in s.flists}
-    missing = sorted(needed - have)
-    if len(splits) == 3 and have:  # --split all builds the splits the inputs hold
-        missing = []
-    if missing:
-        hint = "dstc2_test.tar.gz" if "test" in missing else "dstc2_traindev.tar.gz"
-        raise Dstc2ConvError(
-            f"no {', '.join(f'dstc2_{m}.flist' for m in missing)} in {', '.join(paths) or 'the inputs'}: "
-            f"--split {'/'.join(splits)} needs {hint}")
-    return sources
 
 
 def split_sessions(flists: dict[str, tuple[str, ...]], splits: tuple[str, ...],
@@ -127,36 +73,25 @@ def split_sessions(flists: dict[str, tuple[str, ...]], splits: tuple[str, ...],
     return out
 
 
-def _ontology(sources: list[Source]) -> Ontology:
-    for source in sources:
-        if source.ontology is not None:
-            try:
-                return Ontology.from_json(source.ontology)
-            except (KeyError, TypeError):
-                raise Dstc2ConvError("malformed ontology: no informable food/area/pricerange/name lists",
-                                     f"{source.path}:scripts/config/ontology_dstc2.json") from None
-    raise Dstc2ConvError("no scripts/config/ontology_dstc2.json in " + ", ".join(s.path for s in sources))
-
-
-def choose_kb(options: BuildOptions, calls: dict[str, Call], ontology: Ontology) -> KB:
+def choose_kb(options: BuildOptions, calls: dict[str, Call], from_raw_dir: bool) -> KB:
+    """``--kb``; else, for the default inputs only, the KB file in ``data_raw/``; else a KB
+    built from the logs."""
     if options.kb:
         return read_kb(options.kb)
     default = os.path.join(options.raw_dir, KB_FILE)
-    if os.path.isfile(default):
+    if from_raw_dir and os.path.isfile(default):
         return read_kb(default)
-    return kb_from_acts(ontology.names, _informs_about_offers(calls[s] for s in sorted(calls)))
-
-
-def _informs_about_offers(calls):
-    for call in calls:
-        for turn in call.turns:
+    offered: set[str] = set()
+    informs: list[tuple[str, str, str]] = []
+    for session in sorted(calls):
+        for turn in calls[session].turns:
             name = turn.offered
             if name is None:
                 continue
-            for act in turn.system_acts:
-                if act.act == "inform":
-                    for slot, value in act.slots:
-                        yield name, slot, value
+            offered.add(name)
+            informs.extend((name, slot, value) for act in turn.system_acts if act.act == "inform"
+                           for slot, value in act.slots)
+    return kb_from_acts(offered, informs)
 
 
 def candidates(dialogs: list[Dialog]) -> str:
@@ -181,29 +116,57 @@ def input_checksum(path: str) -> str:
     return _sha256_folder(path) if os.path.isdir(path) else sha256_file(path)
 
 
-def write_atomically(files: dict[str, str], out: str) -> list[str]:
-    """Write every file to a temporary name first, then rename them all."""
-    os.makedirs(out, exist_ok=True)
-    temps = []
+def _sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def files_to_keep(folder: OutputFolder, settings: dict, kb_text: str, splits: tuple[str, ...],
+                  replace: bool) -> tuple[dict, tuple[str, ...]]:
+    """The task-6 files of other splits already in the output folder: those of a build
+    with the same settings and KB are kept in the set (returns their manifest entries);
+    others are removed with ``replace``, else the build stops saying why."""
+    others = [FILE_OF_SPLIT[s] for s in ("train", "dev", "test") if s not in splits]
+    present = [name for name in others if os.path.isfile(os.path.join(folder.path, name))]
+    if not present:
+        return {}, ()
     try:
-        for name, text in files.items():
-            final = os.path.join(out, name)
-            temp = f"{final}.tmp-{os.getpid()}"
-            with open(temp, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-            temps.append((temp, final))
-    except OSError as exc:
-        for temp, _ in temps:
-            os.unlink(temp)
-        raise Dstc2ConvError(f"cannot write the outputs: {exc.strerror}", out) from None
-    for temp, final in temps:
-        os.replace(temp, final)
-    return [final for _, final in temps]
+        manifest = json.loads(folder.existing(MANIFEST) or "null")
+    except ValueError:
+        manifest = None
+    entries = manifest.get("files", {}) if isinstance(manifest, dict) else {}
+    keep, stale = {}, []
+    for name in present:
+        entry = entries.get(name)
+        text = folder.existing(name)
+        if not isinstance(entry, dict) or text is None or entry.get("sha256") != _sha256_text(text):
+            stale.append((name, "it is not the file its manifest.json lists"))
+        elif any(manifest.get(k) != settings[k] for k in SET_SETTINGS):
+            differ = [k for k in SET_SETTINGS if manifest.get(k) != settings[k]]
+            stale.append((name, "it was built with another " + ", ".join(
+                f"{k} ({manifest.get(k)!r}, not {settings[k]!r})" for k in differ)))
+        elif folder.existing(KB_FILE) != kb_text:
+            stale.append((name, "it was built with another KB"))
+        else:
+            keep[name] = entry
+    if stale and not replace:
+        name, why = stale[0]
+        raise Dstc2ConvError(
+            f"it holds {name} and {why}; a folder holds one consistent set: build --split all, "
+            "choose another --out, or pass --replace to remove the files of the other build", folder.path)
+    return keep, tuple(name for name, _ in stale)
 
 
-def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None) -> BuildResult:
+def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
+          progress: Callable[[str], None] = lambda _msg: None) -> BuildResult:
+    """Build the task-6 files. ``log``: notes for the user (what was read, chosen,
+    derived); ``progress``: one line per stage of the work."""
     if options.split not in ("train", "dev", "test", "all"):
         raise Dstc2ConvError(f"unknown split {options.split!r}: choose train, dev, test or all")
+    if options.jobs < 1:
+        raise Dstc2ConvError(f"--jobs {options.jobs}: give 1 or more processes")
+    jobs = min(options.jobs, os.cpu_count() or 1)
+    if jobs < options.jobs:
+        log(f"--jobs {options.jobs}: this machine has {jobs} cores; using {jobs} processes")
     splits = wanted_splits(options.split)
     if options.raw:
         paths, is_sample = list(options.raw), False
@@ -213,58 +176,76 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None)
             log(f"no DSTC2 data in {options.raw_dir}/: building the small hand-written sample "
                 f"({paths[0]}). Put dstc2_traindev.tar.gz / dstc2_test.tar.gz in {options.raw_dir}/ "
                 "to convert the corpus.")
-    sources = load_sources(paths, splits, log, options.jobs)
-    calls: dict[str, Call] = {}
-    flists: dict[str, tuple[str, ...]] = {}
-    for source in sources:
-        calls.update(source.calls)
-        for name, sessions in source.flists.items():
-            flists[name] = flists.get(name, ()) + sessions
-            for session in sessions:
-                if session not in source.calls:
-                    raise Dstc2ConvError(f"the flist dstc2_{name}.flist names call {session}, "
-                                         "which is not in the data", source.path)
-    if options.split == "all":
-        splits = tuple(s for s in splits if _needed_flists((s,)) <= set(flists))
-        log(f"--split all: building {', '.join(splits)} (what the inputs hold)")
-    sessions = split_sessions(flists, splits, options.dstc2_split)
-    ontology = _ontology(sources)
-    kb = choose_kb(options, calls, ontology)
-    lexicon = make_lexicon(ontology, kb)
+    started = time.perf_counter()
 
+    def stage(message: str) -> None:
+        progress(f"build: {message} ({time.perf_counter() - started:.1f} s)")
+
+    with OutputFolder(options.out) as folder:
+        inputs = gather(paths, splits, jobs, log=stage)
+        held = held_splits(inputs, splits)
+        if options.split == "all":
+            log(f"--split all: building {', '.join(held)} (what the inputs hold)")
+        for path, what in inputs.read:
+            if what == "skipped":
+                log(f"skipping {path}: not needed for --split {options.split}")
+        sessions = split_sessions(inputs.flists, held, options.dstc2_split)
+        kb = choose_kb(options, inputs.calls, from_raw_dir=not options.raw)
+        files, manifest_files, built = _convert(inputs, held, sessions, kb, options.seed, stage, log)
+        kb_text = format_kb(kb)
+        settings = {"tool": "dstc2conv", "version": __version__, "seed": options.seed,
+                    "split": "dstc2" if options.dstc2_split else "published", "sample": is_sample}
+        keep, remove = files_to_keep(folder, settings, kb_text, held, options.replace)
+        kept_dialogs = [d for name in keep for d in read(os.path.join(folder.path, name))]
+        files[CANDIDATES] = candidates(built + kept_dialogs)
+        files[KB_FILE] = kb_text
+        manifest = {
+            **settings,
+            "kb": {"source": "logs" if kb.source == "logs" else "file",
+                   "path": None if kb.source == "logs" else kb.source,
+                   "sha256": None if kb.source == "logs" else sha256_file(kb.source),
+                   "restaurants": len(kb.restaurants)},
+            "inputs": [{"path": path, "read_for": what,
+                        "sha256": input_checksum(path) if what != "skipped" else None,
+                        "calls": next((len(s.calls) for s in inputs.sources if s.path == path), 0)}
+                       for path, what in inputs.read],
+            "files": {**keep, **manifest_files},
+        }
+        manifest["files"] = {name: manifest["files"][name] for name in sorted(manifest["files"])}
+        files[MANIFEST] = json.dumps(manifest, indent=2) + "\n"
+        stage("writing")
+        written = folder.commit(files, remove)
+    stage("done")
+    return BuildResult(tuple(written), manifest)
+
+
+def _convert(inputs: Inputs, splits: tuple[str, ...], sessions: dict[str, list[str]], kb: KB, seed: int,
+             stage: Callable[[str], None], log: Callable[[str], None]):
+    """Convert every split's calls. Returns (file name -> text, manifest entries, all dialogs)."""
+    lexicon = make_lexicon(inputs.ontology, kb)
+    ontology = inputs.ontology_from or "derived from the calls"
+    used = [path for path, what in inputs.read if what == "calls"]
     files: dict[str, str] = {}
-    manifest_files = {}
+    entries: dict[str, dict] = {}
     built: list[Dialog] = []
     for split in splits:
+        name = FILE_OF_SPLIT[split]
+        stage(f"converting {len(sessions[split])} calls into {name}")
         dialogs = []
         for session in sessions[split]:
-            rng = random.Random(f"{options.seed}:{session}")
+            call = inputs.calls[session]
+            rng = random.Random(f"{seed}:{session}")
             try:
-                dialogs.append(convert_call(calls[session], kb, lexicon, rng))
+                dialogs.append(convert_call(call, kb, lexicon, rng))
             except Dstc2ConvError:
                 raise
             except Exception as exc:  # a call the converter cannot handle is reported, never dropped
                 raise Dstc2ConvError(f"cannot convert call {session}: {type(exc).__name__}: {exc}",
-                                     calls[session].source) from exc
-        name = FILE_OF_SPLIT[split]
+                                     call.source) from exc
         files[name] = serialize(dialogs)
-        manifest_files[name] = {"split": split, "dialogs": sessions[split]}
+        entries[name] = {"split": split, "dialogs": sessions[split], "sha256": _sha256_text(files[name]),
+                         "inputs": sorted({inputs.calls[s].source for s in sessions[split]} & set(used)),
+                         "ontology": ontology}
         built.extend(dialogs)
         log(f"{name}: {len(dialogs)} dialogs")
-    files[CANDIDATES] = candidates(built)
-    files[KB_FILE] = format_kb(kb)
-    manifest = {
-        "tool": "dstc2conv",
-        "version": __version__,
-        "seed": options.seed,
-        "split": "dstc2" if options.dstc2_split else "published",
-        "sample": is_sample,
-        "kb": {"source": "logs" if kb.source == "logs" else "file",
-               "path": None if kb.source == "logs" else kb.source,
-               "sha256": None if kb.source == "logs" else sha256_file(kb.source),
-               "restaurants": len(kb.restaurants)},
-        "inputs": [{"path": s.path, "sha256": input_checksum(s.path), "calls": len(s.calls)} for s in sources],
-        "files": manifest_files,
-    }
-    files[MANIFEST] = json.dumps(manifest, indent=2) + "\n"
-    return BuildResult(tuple(write_atomically(files, options.out)), manifest)
+    return files, entries, built

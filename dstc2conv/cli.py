@@ -26,11 +26,32 @@ def _cmd_build(args: argparse.Namespace) -> int:
         kb=args.kb,
         dstc2_split=args.dstc2_split,
         jobs=args.jobs,
+        replace=args.replace,
     )
-    result = build(options, log=lambda msg: print(msg, file=sys.stderr))
+    note = _quiet if args.quiet else _stderr
+    shows_progress = not args.quiet and sys.stderr.isatty()
+    result = build(options, log=note, progress=_stderr if shows_progress else _quiet)
     for path in result.written:
         print(path)
     return 0
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _quiet(_message: str) -> None:
+    pass
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: give 1 or more")
+    return value
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -71,18 +92,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split", choices=SPLITS, required=True,
                    help="which task-6 file(s) to write (all = trn, dev and tst)")
     p.add_argument("--raw", action="append", metavar="PATH",
-                   help="a DSTC2 tarball or unpacked folder (repeatable; default: what is in data_raw/, "
-                        "else the small sample shipped with dstc2conv)")
+                   help="a DSTC2 tarball (dstc2_traindev, dstc2_test or dstc2_scripts .tar.gz) or unpacked "
+                        "folder (repeatable; default: what is in data_raw/, else the small sample shipped "
+                        "with dstc2conv)")
     p.add_argument("--out", default="outputs", metavar="DIR", help="output folder (default: outputs)")
     p.add_argument("--seed", type=int, default=0, help="seed for the random ratings (default: 0)")
     p.add_argument("--kb", metavar="FILE",
-                   help="KB file in the published format to draw results from (default: "
-                        "data_raw/dialog-babi-task6-dstc2-kb.txt if present, else a KB built from the logs)")
+                   help="KB file in the published format to draw results from (default: without --raw, "
+                        "data_raw/dialog-babi-task6-dstc2-kb.txt if present; else a KB built from the logs)")
     p.add_argument("--dstc2-split", action="store_true",
                    help="use DSTC2's own train/dev flists instead of the published 1618/500 re-split")
-    p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
-                   help="processes that parse the JSON (default: 2, or 1 on a one-core machine); "
-                        "the output does not depend on it")
+    p.add_argument("--jobs", type=_positive, default=min(2, os.cpu_count() or 1), metavar="N",
+                   help="processes that parse the JSON (default: 2, or 1 on a one-core machine; at most "
+                        "the number of cores); the output does not depend on it")
+    p.add_argument("--replace", action="store_true",
+                   help="remove task-6 files of another build from --out instead of refusing to mix them")
+    p.add_argument("--quiet", action="store_true", help="print no notes or progress on stderr")
     p.set_defaults(func=_cmd_build)
 
     p = sub.add_parser("compare", help="how closely a built task-6 file reproduces a published one")

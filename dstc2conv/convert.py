@@ -31,6 +31,9 @@ USER_LATE_FILLERS = frozenset({"tv_noise"})
 DETAIL_SLOTS = {"phone": "phone", "addr": "address", "postcode": "post_code"}
 
 
+ONTOLOGY_SLOTS = ("food", "area", "pricerange", "name")
+
+
 @dataclass(frozen=True)
 class Ontology:
     foods: tuple[str, ...]
@@ -41,7 +44,21 @@ class Ontology:
     @classmethod
     def from_json(cls, data: dict) -> "Ontology":
         informable = data["informable"]
-        return cls(*(tuple(informable[k]) for k in ("food", "area", "pricerange", "name")))
+        return cls(*(tuple(informable[k]) for k in ONTOLOGY_SLOTS))
+
+    @classmethod
+    def from_calls(cls, calls) -> "Ontology":
+        """The values the calls themselves show, for a build with no ontology file: every
+        food, area, price range and name in the system's dialog acts, the user turns'
+        semantics and the goal labels (``dontcare`` left out), sorted."""
+        found: dict[str, set] = {slot: set() for slot in ONTOLOGY_SLOTS}
+        for call in calls:
+            for turn in call.turns:
+                pairs = [pair for act in turn.system_acts + turn.user_acts for pair in act.slots]
+                for slot, value in pairs + list(turn.goals):
+                    if slot in found and value != "dontcare":
+                        found[slot].add(value)
+        return cls(*(tuple(sorted(found[slot])) for slot in ONTOLOGY_SLOTS))
 
 
 @dataclass(frozen=True)

@@ -187,7 +187,7 @@ def _mine(session: str, part: tuple[int, int]) -> bool:
     return parts == 1 or zlib.crc32(session.encode()) % parts == index
 
 
-def _read_tarball(path: str, wanted, part: tuple[int, int] = (0, 1)) -> Source:
+def _read_tarball(path: str, wanted, part: tuple[int, int] = (0, 1), parent: int | None = None) -> Source:
     pending: dict[str, dict[str, bytes]] = {}
     calls: dict[str, Call] = {}
     flists: dict[str, tuple[str, ...]] = {}
@@ -195,6 +195,8 @@ def _read_tarball(path: str, wanted, part: tuple[int, int] = (0, 1)) -> Source:
     try:
         with tarfile.open(path, "r:*") as tf:
             for member in tf:
+                if parent is not None and os.getppid() != parent:
+                    os._exit(1)  # a worker whose build was killed stops with it
                 if not member.isfile():
                     continue
                 name = member.name
@@ -239,8 +241,13 @@ def _named_flists(by_file: dict) -> dict:
     return {split: by_file[name] for split, name in FLISTS.items() if name in by_file}
 
 
-def _read_folder(path: str, wanted, part: tuple[int, int] = (0, 1)) -> Source:
+def _read_folder(path: str, wanted, part: tuple[int, int] = (0, 1), parent: int | None = None) -> Source:
+    """An unpacked release: flists and the ontology from ``scripts/config/``, calls from
+    ``data/<folder>/<session>/{log,label}.json`` (either part may be absent)."""
     config = os.path.join(path, "scripts", "config")
+    data = os.path.join(path, "data")
+    if not os.path.isdir(config) and not os.path.isdir(data):
+        raise Dstc2ConvError("not a DSTC2 release: no data/ or scripts/config/ folder in it", path)
     flists = {}
     ontology = None
     if os.path.isdir(config):
@@ -250,27 +257,38 @@ def _read_folder(path: str, wanted, part: tuple[int, int] = (0, 1)) -> Source:
                 flists[name] = _flist(_decode(read_bytes(full), full), full)
             elif name == ONTOLOGY:
                 ontology = _json(read_bytes(full), full)
-    named = _named_flists(flists)
-    if not named:
-        raise Dstc2ConvError("no DSTC2 flist in scripts/config/ (is this an unpacked DSTC2 release?)", path)
-    sessions = sorted({s for split in named.values() for s in split})
     calls = {}
-    for session in sessions:
-        if wanted is not None and session not in wanted or not _mine(session, part):
-            continue
-        folder = os.path.join(path, "data", session)
-        log = os.path.join(folder, "log.json")
-        label = os.path.join(folder, "label.json")
-        for f in (log, label):
-            if not os.path.isfile(f):
-                raise Dstc2ConvError(f"the flist names call {session} but {f} does not exist", path)
-        calls[session] = parse_call(session, read_bytes(log), read_bytes(label), path)
-    return Source(path, named, ontology, calls)
+    if wanted is None or wanted:
+        for session in _folder_sessions(data):
+            if parent is not None and os.getppid() != parent:
+                os._exit(1)
+            if wanted is not None and session not in wanted or not _mine(session, part):
+                continue
+            folder = os.path.join(data, session)
+            log, label = (os.path.join(folder, f) for f in ("log.json", "label.json"))
+            for f in (log, label):
+                if not os.path.isfile(f):
+                    raise Dstc2ConvError(f"call {session} has no {os.path.basename(f)}", path)
+            calls[session] = parse_call(session, read_bytes(log), read_bytes(label), path)
+    return Source(path, _named_flists(flists), ontology, calls)
 
 
-def _read_part(path: str, wanted, part: tuple[int, int]) -> Source:
+def _folder_sessions(data: str) -> list[str]:
+    """The session paths under an unpacked ``data/`` folder, sorted."""
+    sessions = []
+    if os.path.isdir(data):
+        for group in sorted(os.listdir(data)):
+            folder = os.path.join(data, group)
+            if os.path.isdir(folder):
+                sessions.extend(f"{group}/{name}" for name in sorted(os.listdir(folder))
+                                if os.path.isdir(os.path.join(folder, name)))
+    return sessions
+
+
+def _read_part(path: str, wanted, part: tuple[int, int], parent: int | None = None) -> Source:
+    """``parent``: in a worker process, the build's process id (the worker exits when it is gone)."""
     reader = _read_folder if os.path.isdir(path) else _read_tarball
-    return reader(path, wanted, part)
+    return reader(path, wanted, part, parent)
 
 
 def read_source(path: str | os.PathLike, wanted=None, workers: int = 1) -> Source:
@@ -286,7 +304,7 @@ def read_source(path: str | os.PathLike, wanted=None, workers: int = 1) -> Sourc
         return _read_part(path, wanted, (0, 1))
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     with ProcessPoolExecutor(workers - 1, mp_context=context) as pool:
-        others = [pool.submit(_read_part, path, wanted, (i, workers)) for i in range(1, workers)]
+        others = [pool.submit(_read_part, path, wanted, (i, workers), os.getpid()) for i in range(1, workers)]
         parts = [_read_part(path, wanted, (0, workers))] + [f.result() for f in others]
     calls = {}
     for source in parts:

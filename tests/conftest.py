@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 TRAINDEV = SHARED / "dstc2" / "dstc2_traindev.tar.gz"
 REFERENCE = SHARED / "reference"
-SAMPLE = ROOT / "tests" / "data" / "sample"
+SAMPLE = ROOT / "dstc2conv" / "sample"
 GOLDEN = ROOT / "tests" / "golden"
 
 

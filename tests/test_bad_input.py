@@ -64,7 +64,7 @@ def test_tarball_reads_like_the_folder(tmp_path, sample):
 def test_flist_names_a_missing_call(capsys, tmp_path, sample):
     flist = sample / "scripts" / "config" / "dstc2_test.flist"
     flist.write_text(flist.read_text() + "Mar13_S9A0/voip-notthere-20260101_000000\n")
-    _fails(capsys, tmp_path, sample, "voip-notthere-20260101_000000", "does not exist")
+    _fails(capsys, tmp_path, sample, "dstc2_test.flist names call Mar13_S9A0/voip-notthere-20260101_000000", "not in the data")
 
 
 def test_flist_names_a_missing_call_in_a_tarball(capsys, tmp_path, sample):

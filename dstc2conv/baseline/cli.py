@@ -10,7 +10,17 @@ import time
 from ..errors import Dstc2ConvError
 from ..files import write_text_atomic
 
-DEFAULT_RULES = "rules/dstc2.yaml"
+DEFAULT_RULES = os.path.join("rules", "dstc2.yaml")
+
+
+def default_rules() -> str:
+    """``rules/dstc2.yaml`` in the current folder (a checkout, where the rules are edited)
+    if it is there, else the rule file shipped with dstc2conv."""
+    if os.path.isfile(DEFAULT_RULES):
+        return DEFAULT_RULES
+    from importlib import resources
+
+    return str(resources.files("dstc2conv.rules") / "dstc2.yaml")
 
 
 def _load(args):
@@ -184,7 +194,9 @@ def add_parser(sub) -> None:
     rules_sub = parser.add_subparsers(dest="rules_command", required=True, metavar="ACTION")
 
     def common(p, data_required=True):
-        p.add_argument("--rules", default=DEFAULT_RULES, metavar="FILE", help=f"rule file (default {DEFAULT_RULES})")
+        p.add_argument("--rules", default=default_rules(), metavar="FILE",
+                       help=f"rule file (default: {DEFAULT_RULES} if it is in the current folder, "
+                            "else the rules shipped with dstc2conv)")
         p.add_argument("--data", required=data_required, metavar="T6FILE", help="a task-6 file")
 
     p = rules_sub.add_parser("score", help="per-response and per-dialog accuracy")

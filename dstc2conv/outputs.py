@@ -1,0 +1,147 @@
+"""The output folder of a build: one consistent set of files, replaced as a whole.
+
+A build writes every file into a folder of its own inside the output folder
+(``.dstc2conv-build-<pid>``). When all are written it writes a ``COMMIT`` list there,
+then renames the files into place, ``manifest.json`` last, and removes its folder. The
+next build into the same folder first finishes any build that has its ``COMMIT`` list
+(so a build killed during the renames is completed) and removes any that has not (a
+build killed earlier leaves the old set as it was). Two builds cannot write into one
+folder at once: the folder is locked while a build uses it.
+"""
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+
+from .errors import Dstc2ConvError
+
+try:  # POSIX: lock the output folder while a build uses it
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no lock
+    fcntl = None
+
+BUILD_PREFIX = ".dstc2conv-build-"
+COMMIT = "COMMIT"
+MANIFEST = "manifest.json"
+
+
+def _error(exc: OSError, path: str, doing: str) -> Dstc2ConvError:
+    reason = exc.strerror or str(exc)
+    if exc.errno == errno.ENOTDIR or exc.errno == errno.EEXIST and not os.path.isdir(path):
+        reason = "it is a file, not a folder"
+    return Dstc2ConvError(f"{doing}: {reason}", path)
+
+
+class OutputFolder:
+    """``with OutputFolder(out) as folder: ... folder.commit(files, remove)``.
+
+    Entering checks that the folder can be created and written (before any work is
+    done), locks it, and clears what earlier builds left; leaving without a commit
+    removes everything this build wrote (and the folder, if this build created it)."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self._created = False
+        self._fd = None
+        self._work = None
+
+    def __enter__(self) -> "OutputFolder":
+        out = self.path
+        try:
+            if not os.path.isdir(out):
+                os.makedirs(out)
+                self._created = True
+            self._fd = os.open(out, os.O_RDONLY)
+        except OSError as exc:
+            raise _error(exc, out, "cannot create the output folder") from None
+        try:
+            if fcntl is not None:
+                try:
+                    fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    raise Dstc2ConvError("another dstc2conv build is writing into this folder", out) from None
+            recover(out)
+            self._work = os.path.join(out, f"{BUILD_PREFIX}{os.getpid()}")
+            try:
+                os.mkdir(self._work)
+            except OSError as exc:
+                raise _error(exc, out, "cannot write into the output folder") from None
+        except BaseException:
+            self._release()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._work is not None and os.path.isdir(self._work):
+            shutil.rmtree(self._work, ignore_errors=True)
+        self._release()
+
+    def _release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        if self._created and os.path.isdir(self.path) and not os.listdir(self.path):
+            os.rmdir(self.path)
+
+    def existing(self, name: str) -> str | None:
+        """The text of a file of the current set, or None."""
+        try:
+            with open(os.path.join(self.path, name), encoding="utf-8") as fh:
+                return fh.read()
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def commit(self, files: dict[str, str], remove: tuple[str, ...] = ()) -> list[str]:
+        """Write ``files`` (name -> text; ``manifest.json`` is put in place last) and remove
+        the files named in ``remove``; either all of it happens or none."""
+        names = [n for n in files if n != MANIFEST] + [n for n in files if n == MANIFEST]
+        try:
+            for name in names:
+                with open(os.path.join(self._work, name), "w", encoding="utf-8", newline="\n") as fh:
+                    fh.write(files[name])
+            plan = os.path.join(self._work, COMMIT)
+            with open(plan + ".tmp", "w", encoding="utf-8") as fh:
+                json.dump({"remove": list(remove), "move": names}, fh)
+            os.replace(plan + ".tmp", plan)
+        except OSError as exc:
+            shutil.rmtree(self._work, ignore_errors=True)
+            raise Dstc2ConvError(f"cannot write the outputs: {exc.strerror}", self.path) from None
+        _finish(self.path, self._work)
+        return [os.path.join(self.path, name) for name in names]
+
+
+def _finish(out: str, work: str) -> None:
+    """Carry out a build's COMMIT list: remove, then rename into place, then drop ``work``."""
+    with open(os.path.join(work, COMMIT), encoding="utf-8") as fh:
+        plan = json.load(fh)
+    for name in plan["remove"]:
+        try:
+            os.unlink(os.path.join(out, name))
+        except FileNotFoundError:
+            pass
+    for name in plan["move"]:
+        source = os.path.join(work, name)
+        if os.path.exists(source):  # absent: moved before an earlier build was stopped
+            os.replace(source, os.path.join(out, name))
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def recover(out: str) -> None:
+    """Finish the builds into ``out`` that were stopped after writing their COMMIT list;
+    remove what the others left (their own folders, and ``*.tmp-<pid>`` files)."""
+    for name in sorted(os.listdir(out)):
+        path = os.path.join(out, name)
+        if name.startswith(BUILD_PREFIX) and os.path.isdir(path):
+            try:
+                if os.path.isfile(os.path.join(path, COMMIT)):
+                    _finish(out, path)
+                else:
+                    shutil.rmtree(path)
+            except (OSError, ValueError, KeyError) as exc:
+                raise Dstc2ConvError(f"cannot clear what an earlier build left: {exc}", path) from None
+        elif ".tmp-" in name and name.rsplit(".tmp-", 1)[1].isdigit() and name.startswith("dialog-babi-task6"):
+            os.unlink(path)
+        elif name.startswith(MANIFEST + ".tmp-") and name.rsplit(".tmp-", 1)[1].isdigit():
+            os.unlink(path)
