@@ -1,5 +1,9 @@
-"""The task-6 reader: what it accepts, what it refuses (naming the line), round trips."""
+"""The task-6 reader: what it accepts, what it refuses (naming the line), round trips,
+and a quiet stop when the output's reader goes away."""
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import pytest
 from conftest import REFERENCE, ROOT, need
@@ -139,3 +143,21 @@ def test_published_files_read_and_round_trip(name):
     dialogs = task6.read(path)
     assert len(dialogs) == {"trn": 1618, "dev": 500}[name]
     assert task6.serialize(dialogs) == path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("argv", [
+    ["stats", "{data}"],
+    ["compare", "{data}", "{data}"],
+    ["rules", "score", "--rules", "{rules}", "--data", "{data}", "--no-history"],
+])
+def test_a_closed_pipe_stops_quietly(tmp_path, argv):
+    data = tmp_path / "d.txt"
+    data.write_text(GOOD)
+    argv = [a.format(data=data, rules=ROOT / "rules" / "dstc2.yaml") for a in argv]
+    proc = subprocess.Popen([sys.executable, "-m", "dstc2conv", *argv], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader goes away before a byte is written, as `| head -0` would
+    err = proc.stderr.read()
+    proc.stderr.close()
+    assert proc.wait(timeout=60) == 141
+    assert err == b""
