@@ -4,12 +4,11 @@ A file is a sequence of dialogs separated by empty lines. Every line starts with
 number within the dialog (from 1). A line with a tab is an exchange, ``user<TAB>bot``;
 a line without one is context, and must be a KB result fact (``name R_attr value``:
 three tokens separated by single spaces, the middle one ``R_`` and letters or
-underscores) or
-``api_call no result``. Anything else is an error naming the line: an exchange whose
-tab was lost must not pass as context. A line of only whitespace is an error too (only
-an empty line separates dialogs). A UTF-8 byte-order mark at the start is dropped.
-``parse`` then ``serialize`` gives back the input byte for byte (LF line endings, one
-empty line after each dialog, no byte-order mark).
+underscores) or ``api_call no result``. Anything else is an error naming the line: an
+exchange whose tab was lost must not pass as context. A line of only whitespace is an
+error too (only an empty line separates dialogs). A UTF-8 byte-order mark at the start
+is dropped. ``parse`` then ``serialize`` gives back the input byte for byte (LF line
+endings, one empty line after each dialog, no byte-order mark).
 """
 from __future__ import annotations
 
