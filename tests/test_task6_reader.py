@@ -133,7 +133,8 @@ def test_read_names_the_file_for_every_command(tmp_path, capsys):
                  ["rules", "score", "--rules", rules, "--data", str(bad), "--no-history"]):
         assert run(argv) == 2, argv
         captured = capsys.readouterr()
-        assert captured.err == f"dstc2conv: error: {bad}:2: {NOT_A_LINE}: 'i want cheap food api_call R_cuisine R_location cheap'\n"
+        text = "'i want cheap food api_call R_cuisine R_location cheap'"
+        assert captured.err == f"dstc2conv: error: {bad}:2: {NOT_A_LINE}: {text}\n"
         assert captured.out == ""
 
 
