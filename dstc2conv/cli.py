@@ -1,7 +1,9 @@
 """The command line: ``dstc2conv build | compare | stats | rules ...``.
 
 Exit codes: 0 success, 1 a comparison or check found differences/problems,
-2 bad input or usage (the message names the file, the line or turn, and what is wrong).
+2 bad input or usage (the message names the file, the line or turn, and what is wrong),
+141 (128 + SIGPIPE, as the shell reports a command stopped by a closed pipe) when the
+reader of the output went away early (``dstc2conv stats F | head -1``): no message.
 """
 from __future__ import annotations
 
@@ -145,5 +147,17 @@ def run(argv: list[str] | None = None) -> int:
         return 130
 
 
+BROKEN_PIPE = 141
+
+
 def main() -> None:
-    sys.exit(run())
+    try:
+        code = run()
+        sys.stdout.flush()  # here, not at exit, so that a closed pipe is caught
+    except BrokenPipeError:
+        # The reader of the output went away (`| head`). As the Python docs advise, point
+        # stdout at devnull so that the flush at exit does not fail again, and stop quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = BROKEN_PIPE
+    sys.exit(code)

@@ -1,13 +1,19 @@
 """Read and write bAbI dialog task-6 files.
 
-A file is a sequence of dialogs separated by blank lines. Every line starts with its
+A file is a sequence of dialogs separated by empty lines. Every line starts with its
 number within the dialog (from 1). A line with a tab is an exchange, ``user<TAB>bot``;
-a line without one is context: a KB result line (``name R_attr value``) or
-``api_call no result``. ``parse`` then ``serialize`` gives back the input byte for byte.
+a line without one is context, and must be a KB result fact (``name R_attr value``:
+three tokens separated by single spaces, the middle one ``R_`` and letters or
+underscores) or ``api_call no result``. Anything else is an error naming the line: an
+exchange whose tab was lost must not pass as context. A line of only whitespace is an
+error too (only an empty line separates dialogs). A UTF-8 byte-order mark at the start
+is dropped. ``parse`` then ``serialize`` gives back the input byte for byte (LF line
+endings, one empty line after each dialog, no byte-order mark).
 """
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Union
 
@@ -15,6 +21,10 @@ from .errors import Dstc2ConvError
 
 NO_RESULT = "api_call no result"
 SILENCE = "<SILENCE>"
+BOM = "\ufeff"
+_FACT = re.compile(r"\S+ R_[A-Za-z_]+ \S+")
+NOT_A_LINE = ("neither an exchange (user<TAB>bot), a result fact (name R_attr value) "
+              "nor 'api_call no result'")
 
 
 @dataclass(frozen=True)
@@ -54,17 +64,25 @@ def parse(text: str, path: str = "<string>") -> list[Dialog]:
 
 def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog]:
     current: list[Line] = []
+    contexts: dict[str, Context] = {}  # result lines recur: check and build each text once
     start = 0
     expected = 1
     for lineno, raw in enumerate(lines, 1):
         raw = raw.rstrip("\r\n")
-        if not raw.strip():
+        if lineno == 1 and raw.startswith(BOM):
+            raw = raw[1:]
+        if not raw:
             if current:
                 yield Dialog(tuple(current), start)
                 current, expected = [], 1
             continue
         number, sep, rest = raw.partition(" ")
-        if not sep or not number.isdigit():
+        if not sep or not number.isdecimal():
+            if raw.isspace():
+                raise Dstc2ConvError("a line of only whitespace (only an empty line separates dialogs)",
+                                     path, lineno)
+            if raw.startswith(BOM):
+                raise Dstc2ConvError("a byte-order mark that is not at the start of the file", path, lineno)
             raise Dstc2ConvError(f"expected '<number> <text>', found {raw[:60]!r}", path, lineno)
         n = int(number)
         if n == 1 and current:  # a new dialog without a blank line before it
@@ -80,7 +98,12 @@ def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog
                 raise Dstc2ConvError("more than one tab in an exchange", path, lineno)
             current.append(Exchange(user, bot))
         else:
-            current.append(Context(rest))
+            context = contexts.get(rest)
+            if context is None:
+                if rest != NO_RESULT and not _FACT.fullmatch(rest):
+                    raise Dstc2ConvError(f"{NOT_A_LINE}: {rest[:60]!r}", path, lineno)
+                context = contexts[rest] = Context(rest)
+            current.append(context)
         expected += 1
     if current:
         yield Dialog(tuple(current), start)
@@ -94,6 +117,8 @@ def read(path: str | os.PathLike) -> list[Dialog]:
             return list(parse_lines(fh, path))
     except UnicodeDecodeError as exc:
         raise Dstc2ConvError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path) from None
+    except IsADirectoryError:
+        raise Dstc2ConvError("is a directory, not a task-6 file", path) from None
     except OSError as exc:
         raise Dstc2ConvError(f"cannot read: {exc.strerror}", path) from None
 

@@ -139,3 +139,18 @@ def test_in_memory_tarball_member_order_does_not_matter(tmp_path, sample):
         tf.add(sample / "scripts", arcname="scripts")
         tf.add(sample / "data", arcname="data")
     assert run(["build", "--split", "test", "--raw", str(path), "--out", str(tmp_path / "o")]) == 0
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: p.write_bytes(b""), "no dialogs (the file is empty or only empty lines)"),
+    (lambda p: p.write_text("\n\n"), "no dialogs (the file is empty or only empty lines)"),
+    (lambda p: None, "cannot read: No such file or directory"),
+    (lambda p: p.mkdir(), "is a directory, not a task-6 file"),
+])
+def test_stats_on_an_empty_or_missing_file_or_a_directory(capsys, tmp_path, make, message):
+    path = tmp_path / "dialog-babi-task6-dstc2-dev.txt"
+    make(path)
+    assert run(["stats", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == f"dstc2conv: error: {path}: {message}\n"
+    assert captured.out == ""

@@ -1,0 +1,164 @@
+"""The task-6 reader: what it accepts, what it refuses (naming the line), round trips,
+and a quiet stop when the output's reader goes away."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from conftest import REFERENCE, ROOT, need
+
+from dstc2conv import task6
+from dstc2conv.cli import run
+from dstc2conv.errors import Dstc2ConvError
+from dstc2conv.task6 import Context, Exchange
+
+GOOD = (
+    "1 <SILENCE>\tHello , welcome to the Cambridge restaurant system . How may I help you ?\n"
+    "2 i want cheap food\tapi_call R_cuisine R_location cheap\n"
+    "3 the_gandhi R_cuisine indian\n"
+    "4 the_gandhi R_rating 3\n"
+    "5 <SILENCE>\tthe_gandhi is a nice place\n"
+    "\n"
+    "1 <SILENCE>\tHello , welcome to the Cambridge restaurant system . How may I help you ?\n"
+    "2 tapas\tapi_call tapas R_location R_price\n"
+    "3 api_call no result\n"
+    "4 <SILENCE>\tSorry there is no tapas restaurant\n"
+    "\n"
+)
+
+NOT_A_LINE = "neither an exchange (user<TAB>bot), a result fact (name R_attr value) nor 'api_call no result'"
+
+
+def _error(text: str) -> Dstc2ConvError:
+    with pytest.raises(Dstc2ConvError) as info:
+        task6.parse(text, "t.txt")
+    return info.value
+
+
+def test_good_text_reads_and_round_trips():
+    dialogs = task6.parse(GOOD)
+    assert [len(d.lines) for d in dialogs] == [5, 4]
+    assert [d.start_line for d in dialogs] == [1, 7]
+    first = dialogs[0].lines
+    assert first[1] == Exchange("i want cheap food", "api_call R_cuisine R_location cheap")
+    assert first[2] == Context("the_gandhi R_cuisine indian")
+    assert dialogs[1].lines[2] == Context("api_call no result")
+    assert task6.serialize(dialogs) == GOOD
+
+
+def test_lost_tab_is_an_error_naming_the_line():
+    text = GOOD.replace("2 i want cheap food\t", "2 i want cheap food  ")
+    err = _error(text)
+    assert (err.path, err.line) == ("t.txt", 2)
+    assert err.message.startswith(NOT_A_LINE)
+    assert str(err).startswith(f"t.txt:2: {NOT_A_LINE}: 'i want cheap food  api_call")
+
+
+@pytest.mark.parametrize("context", [
+    "the_gandhi R_cuisine",                 # two tokens
+    "the_gandhi R_cuisine indian food",     # four
+    "the_gandhi cuisine indian",            # no R_
+    "the_gandhi R_ indian",                 # R_ and nothing
+    "the_gandhi R_post2 cb21",              # a digit in the attribute
+    "the_gandhi  R_cuisine indian",         # two spaces
+    "api_call no results",
+    "api_call no result ",
+    "hello",
+    "",                                     # a number and a space, then nothing
+])
+def test_context_must_be_a_result_fact_or_no_result(context):
+    text = GOOD.replace("3 the_gandhi R_cuisine indian\n", f"3 {context}\n")
+    err = _error(text)
+    assert (err.line, err.message) == (3, f"{NOT_A_LINE}: {context!r}")
+
+
+def test_the_check_holds_for_a_context_line_seen_before():
+    # the second dialog repeats a good result line, then has a bad one
+    text = GOOD.replace("3 api_call no result\n", "3 the_gandhi R_cuisine indian\n4 the_gandhi indian\n")
+    text = text.replace("4 <SILENCE>\tSorry", "5 <SILENCE>\tSorry")
+    assert _error(text).line == 10
+
+
+def test_a_leading_byte_order_mark_is_dropped(tmp_path):
+    path = tmp_path / "bom.txt"
+    path.write_bytes(b"\xef\xbb\xbf" + GOOD.encode())
+    dialogs = task6.read(path)
+    assert dialogs == task6.parse(GOOD)
+    assert dialogs[0].lines[0] == Exchange("<SILENCE>", task6.parse(GOOD)[0].lines[0].bot)
+    assert task6.parse("\ufeff" + GOOD) == dialogs
+    assert task6.serialize(dialogs) == GOOD  # written back without the mark
+    assert run(["stats", str(path)]) == 0
+
+
+def test_a_byte_order_mark_inside_the_file_is_named():
+    err = _error(GOOD + "\ufeff" + GOOD)
+    assert (err.line, err.message) == (12, "a byte-order mark that is not at the start of the file")
+
+
+@pytest.mark.parametrize("blank", ["  ", "\t", " \r"])
+def test_a_whitespace_line_inside_a_dialog_is_named(blank):
+    text = GOOD.replace("3 the_gandhi R_cuisine indian\n", f"3 the_gandhi R_cuisine indian\n{blank}\n")
+    err = _error(text)
+    assert err.line == 4
+    assert err.message.startswith("a line of only whitespace")
+
+
+def test_a_whitespace_line_between_dialogs_is_named_too():
+    err = _error(GOOD.replace("\n\n1 <SILENCE>", "\n  \n1 <SILENCE>"))
+    assert err.line == 6 and err.message.startswith("a line of only whitespace")
+
+
+def test_an_empty_line_still_separates_dialogs():
+    text = GOOD.replace("\n\n1 <SILENCE>", "\n\n\n1 <SILENCE>")
+    dialogs = task6.parse(text)
+    assert [d.lines for d in dialogs] == [d.lines for d in task6.parse(GOOD)]
+    assert [d.start_line for d in dialogs] == [1, 8]
+
+
+def test_windows_line_endings_read_the_same(tmp_path):
+    assert task6.parse(GOOD.replace("\n", "\r\n")) == task6.parse(GOOD)
+    path = tmp_path / "crlf.txt"
+    path.write_bytes(GOOD.replace("\n", "\r\n").encode())
+    assert task6.read(path) == task6.parse(GOOD)
+
+
+def test_read_names_the_file_for_every_command(tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_text(GOOD.replace("2 i want cheap food\t", "2 i want cheap food "))
+    good = tmp_path / "good.txt"
+    good.write_text(GOOD)
+    rules = str(ROOT / "rules" / "dstc2.yaml")
+    for argv in (["stats", str(bad)], ["compare", str(bad), str(good)], ["compare", str(good), str(bad)],
+                 ["rules", "score", "--rules", rules, "--data", str(bad), "--no-history"]):
+        assert run(argv) == 2, argv
+        captured = capsys.readouterr()
+        text = "'i want cheap food api_call R_cuisine R_location cheap'"
+        assert captured.err == f"dstc2conv: error: {bad}:2: {NOT_A_LINE}: {text}\n"
+        assert captured.out == ""
+
+
+@pytest.mark.parametrize("name", ["trn", "dev"])
+def test_published_files_read_and_round_trip(name):
+    path = need(REFERENCE / f"dialog-babi-task6-dstc2-{name}.txt")
+    dialogs = task6.read(path)
+    assert len(dialogs) == {"trn": 1618, "dev": 500}[name]
+    assert task6.serialize(dialogs) == path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("argv", [
+    ["stats", "{data}"],
+    ["compare", "{data}", "{data}"],
+    ["rules", "score", "--rules", "{rules}", "--data", "{data}", "--no-history"],
+])
+def test_a_closed_pipe_stops_quietly(tmp_path, argv):
+    data = tmp_path / "d.txt"
+    data.write_text(GOOD)
+    argv = [a.format(data=data, rules=ROOT / "rules" / "dstc2.yaml") for a in argv]
+    proc = subprocess.Popen([sys.executable, "-m", "dstc2conv", *argv], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader goes away before a byte is written, as `| head -0` would
+    err = proc.stderr.read()
+    proc.stderr.close()
+    assert proc.wait(timeout=60) == 141
+    assert err == b""
