@@ -134,11 +134,12 @@ def files_to_keep(folder: OutputFolder, settings: dict, kb_text: str, splits: tu
     except ValueError:
         manifest = None
     entries = manifest.get("files", {}) if isinstance(manifest, dict) else {}
+    checksums = manifest.get("checksums", {}) if isinstance(manifest, dict) else {}
     keep, stale = {}, []
     for name in present:
         entry = entries.get(name)
         text = folder.existing(name)
-        if not isinstance(entry, dict) or text is None or entry.get("sha256") != _sha256_text(text):
+        if not isinstance(entry, dict) or text is None or checksums.get(name) != _sha256_text(text):
             stale.append((name, "it is not the file its manifest.json lists"))
         elif any(manifest.get(k) != settings[k] for k in SET_SETTINGS):
             differ = [k for k in SET_SETTINGS if manifest.get(k) != settings[k]]
@@ -182,7 +183,7 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
         progress(f"build: {message} ({time.perf_counter() - started:.1f} s)")
 
     with OutputFolder(options.out) as folder:
-        inputs = gather(paths, splits, jobs, log=stage)
+        inputs = gather(paths, splits, jobs, log=log, progress=stage)
         held = held_splits(inputs, splits)
         if options.split == "all":
             log(f"--split all: building {', '.join(held)} (what the inputs hold)")
@@ -212,6 +213,8 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
             "files": {**keep, **manifest_files},
         }
         manifest["files"] = {name: manifest["files"][name] for name in sorted(manifest["files"])}
+        every = {**files, **{name: folder.existing(name) for name in keep}}
+        manifest["checksums"] = {name: _sha256_text(every[name]) for name in sorted(every)}
         files[MANIFEST] = json.dumps(manifest, indent=2) + "\n"
         stage("writing")
         written = folder.commit(files, remove)
@@ -243,7 +246,7 @@ def _convert(inputs: Inputs, splits: tuple[str, ...], sessions: dict[str, list[s
                 raise Dstc2ConvError(f"cannot convert call {session}: {type(exc).__name__}: {exc}",
                                      call.source) from exc
         files[name] = serialize(dialogs)
-        entries[name] = {"split": split, "dialogs": sessions[split], "sha256": _sha256_text(files[name]),
+        entries[name] = {"split": split, "dialogs": sessions[split],
                          "inputs": sorted({inputs.calls[s].source for s in sessions[split]} & set(used)),
                          "ontology": ontology}
         built.extend(dialogs)

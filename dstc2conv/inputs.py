@@ -98,9 +98,10 @@ def holds(path: str) -> Holds | None:
 
 
 def gather(paths: list[str], splits: tuple[str, ...], jobs: int = 1,
-           log: Callable[[str], None] = lambda _msg: None) -> Inputs:
-    """Read the inputs the splits need (see the module's docstring). ``splits`` with all
-    three names builds what the inputs hold; otherwise a split the inputs lack is an error."""
+           log: Callable[[str], None] = lambda _msg: None,
+           progress: Callable[[str], None] = lambda _msg: None) -> Inputs:
+    """Read the inputs the splits need (see the module's docstring). ``log``: notes for
+    the user; ``progress``: a line as each input is read."""
     for path in paths:
         if not os.path.exists(path):
             raise Dstc2ConvError("no such file or folder", path)
@@ -111,11 +112,11 @@ def gather(paths: list[str], splits: tuple[str, ...], jobs: int = 1,
 
     sources: list[Source] = []
     for path in first:
-        log(f"reading {path}")
+        progress(f"reading {path}")
         sources.append(read_source(path, workers=jobs))
     if later and not _has_calls_of(sources, needed, every=len(splits) < 3):
         for path in later:  # a tarball whose name says otherwise may still hold them
-            log(f"reading {path}")
+            progress(f"reading {path}")
             sources.append(read_source(path, workers=jobs))
 
     calls: dict[str, Call] = {}
@@ -135,9 +136,10 @@ def gather(paths: list[str], splits: tuple[str, ...], jobs: int = 1,
     else:
         for path in paths:
             if path not in read and (known[path] is None or known[path].ontology):
+                progress(f"looking for the ontology in {path}")
                 peek = read_source(path, wanted=frozenset())  # the ontology only: no call is parsed
                 if peek.ontology is not None:
-                    log(f"reading the ontology from {path}")
+                    log(f"the ontology comes from {path}")
                     ontology_json, ontology_from = peek.ontology, path
                     read[path] = "ontology"
                     break

@@ -75,7 +75,10 @@ class OutputFolder:
 
     def __exit__(self, *exc) -> None:
         if self._work is not None and os.path.isdir(self._work):
-            shutil.rmtree(self._work, ignore_errors=True)
+            if os.path.isfile(os.path.join(self._work, COMMIT)):
+                _finish(self.path, self._work)  # stopped while putting files in place: finish
+            else:
+                shutil.rmtree(self._work, ignore_errors=True)
         self._release()
 
     def _release(self) -> None:
