@@ -1,0 +1,396 @@
+"""The tool as users get the data: the three official tarballs in any combination, with
+or without the ontology; one consistent output folder; builds that fail or are killed."""
+from __future__ import annotations
+
+import errno
+import hashlib
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+
+import pytest
+from conftest import GOLDEN, REFERENCE, SAMPLE, TRAINDEV, need
+
+from dstc2conv.build import BuildOptions, build, candidates
+from dstc2conv.cli import run
+from dstc2conv.task6 import read
+
+CONFIG = SAMPLE / "scripts" / "config"
+# As in the release, the test calls and the train/dev calls are apart.
+FLISTS = {"dstc2_train.flist": ["Mar13_S9A1/voip-sample00004-20260101_130000"],
+          "dstc2_dev.flist": ["Mar13_S9A0/voip-sample00001-20260101_100000"],
+          "dstc2_test.flist": ["Mar13_S9A0/voip-sample00002-20260101_110000",
+                               "Mar13_S9A1/voip-sample00003-20260101_120000"]}
+TEST_CALLS = FLISTS["dstc2_test.flist"]
+TRAINDEV_CALLS = sorted(FLISTS["dstc2_train.flist"] + FLISTS["dstc2_dev.flist"])
+TST = "dialog-babi-task6-dstc2-tst.txt"
+TRN = "dialog-babi-task6-dstc2-trn.txt"
+DEV = "dialog-babi-task6-dstc2-dev.txt"
+CANDIDATES = "dialog-babi-task6-dstc2-candidates.txt"
+
+
+def _tarball(path, calls=(), config=()):
+    """A tarball laid out as the official ones: data/<session>/{log,label}.json, then
+    scripts/config/<name> for each name in ``config``."""
+    with tarfile.open(path, "w:gz") as tf:
+        for session in calls:
+            for part in ("log.json", "label.json"):
+                tf.add(SAMPLE / "data" / session / part, arcname=f"data/{session}/{part}")
+        for name in config:
+            if name in FLISTS:
+                data = "".join(f"{session}\n" for session in FLISTS[name]).encode()
+                info = tarfile.TarInfo(f"scripts/config/{name}")
+                info.size = len(data)
+                tf.addfile(info, io.BytesIO(data))
+            else:
+                tf.add(CONFIG / name, arcname=f"scripts/config/{name}")
+        if not calls:  # the scripts tarball also holds the scripts
+            info = tarfile.TarInfo("scripts/score.py")
+            info.size = 6
+            tf.addfile(info, io.BytesIO(b"pass\n\n"))
+    return path
+
+
+@pytest.fixture
+def official(tmp_path):
+    """The three official downloads, made from the sample."""
+    folder = tmp_path / "downloads"
+    folder.mkdir()
+    return {
+        "test": _tarball(folder / "dstc2_test.tar.gz", TEST_CALLS, ["dstc2_test.flist"]),
+        "traindev": _tarball(folder / "dstc2_traindev.tar.gz", TRAINDEV_CALLS,
+                             ["dstc2_train.flist", "dstc2_dev.flist", "ontology_dstc2.json"]),
+        "scripts": _tarball(folder / "dstc2_scripts.tar.gz", (),
+                            ["dstc2_train.flist", "dstc2_dev.flist", "dstc2_test.flist", "ontology_dstc2.json"]),
+    }
+
+
+def _build(capsys, out, split, *raw, extra=()):
+    args = ["build", "--split", split, "--out", str(out), *extra]
+    for path in raw:
+        args += ["--raw", str(path)]
+    code = run(args)
+    captured = capsys.readouterr()
+    return code, captured.err
+
+
+def _manifest(out):
+    return json.loads((out / "manifest.json").read_text())
+
+
+def _read_for(out):
+    return {os.path.basename(i["path"]): (i["read_for"], i["calls"]) for i in _manifest(out)["inputs"]}
+
+
+# ---------------------------------------------------------------- the ontology
+
+def test_test_tarball_alone_builds_the_same_bytes_as_with_the_ontology(tmp_path, capsys, official):
+    code, err = _build(capsys, tmp_path / "alone", "test", official["test"])
+    assert code == 0, err
+    assert "no ontology_dstc2.json in the inputs: taking the foods, areas, price ranges and restaurant " \
+           "names from the calls themselves (2 calls)" in err
+    assert _manifest(tmp_path / "alone")["files"][TST]["ontology"] == "derived from the calls"
+
+    code, err = _build(capsys, tmp_path / "with", "test", official["test"], official["scripts"])
+    assert code == 0, err
+    assert _manifest(tmp_path / "with")["files"][TST]["ontology"] == \
+        f"{official['scripts']}:scripts/config/ontology_dstc2.json"
+    for name in (TST, CANDIDATES, "dialog-babi-task6-dstc2-kb.txt"):
+        assert (tmp_path / "alone" / name).read_bytes() == (tmp_path / "with" / name).read_bytes(), name
+
+
+def test_the_ontology_is_read_from_another_input_without_parsing_its_calls(tmp_path, capsys, official):
+    code, err = _build(capsys, tmp_path / "o", "test", official["test"], official["traindev"])
+    assert code == 0, err
+    assert f"the ontology comes from {official['traindev']}" in err
+    assert _read_for(tmp_path / "o") == {"dstc2_test.tar.gz": ("calls", 2),
+                                         "dstc2_traindev.tar.gz": ("ontology", 0)}
+
+
+def test_split_train_does_not_read_the_test_tarball(tmp_path, capsys, official):
+    official["test"].write_bytes(b"not a tarball at all")   # reading it would fail
+    code, err = _build(capsys, tmp_path / "o", "train", official["test"], official["traindev"])
+    assert code == 0, err
+    assert f"skipping {official['test']}: not needed for --split train" in err
+    assert _read_for(tmp_path / "o") == {"dstc2_test.tar.gz": ("skipped", 0),
+                                         "dstc2_traindev.tar.gz": ("calls", 2)}
+
+
+def test_a_tarball_is_read_when_its_name_says_otherwise(tmp_path, capsys):
+    misnamed = _tarball(tmp_path / "dstc2_test.tar.gz", TRAINDEV_CALLS, ["dstc2_train.flist", "dstc2_dev.flist"])
+    code, err = _build(capsys, tmp_path / "o", "dev", misnamed)
+    assert code == 0, err
+    assert _manifest(tmp_path / "o")["files"][DEV]["dialogs"] == TRAINDEV_CALLS
+
+
+def test_scripts_tarball_gives_flists_and_ontology(tmp_path, capsys, official):
+    code, err = _build(capsys, tmp_path / "o", "all", official["scripts"], official["test"])
+    assert code == 0, err
+    assert "--split all: building test (what the inputs hold)" in err   # train/dev: flists but no calls
+    assert sorted(_manifest(tmp_path / "o")["files"]) == [TST]
+    code, err = _build(capsys, tmp_path / "o2", "train", official["scripts"], official["test"])
+    assert code == 2
+    assert "dstc2_dev.flist names call Mar13_S9A0/voip-sample00001-20260101_100000 (and 1 more), " \
+           "which is not in the data: --split train needs dstc2_traindev.tar.gz" in err
+
+
+def test_the_ontology_derived_from_the_calls():
+    from dstc2conv.convert import Ontology
+    from dstc2conv.dstc2 import read_source
+
+    derived = Ontology.from_calls(read_source(SAMPLE).calls.values())
+    given = Ontology.from_json(json.loads((CONFIG / "ontology_dstc2.json").read_text()))
+    assert derived.areas == ("centre", "north", "south")     # never "dontcare"
+    assert set(derived.foods) <= set(given.foods) and set(derived.names) <= set(given.names)
+    assert "modern european" in derived.foods and "the grand old curry house and tea room" in derived.names
+
+
+def test_without_the_ontology_only_unmentioned_multiword_values_differ():
+    """On train and dev, the conversion with the ontology derived from the calls differs
+    only where a user says a multiword value of the ontology that no call's acts or
+    labels contain (it is then not joined with ``_``)."""
+    import random
+
+    from dstc2conv.convert import Ontology, convert_call, make_lexicon
+    from dstc2conv.dstc2 import read_source
+    from dstc2conv.kb import read_kb
+    from dstc2conv.task6 import serialize
+
+    source = read_source(need(TRAINDEV), workers=2)
+    given = Ontology.from_json(source.ontology)
+    derived = Ontology.from_calls(source.calls[s] for s in sorted(source.calls))
+    unmentioned = [v for v in given.foods + given.names if " " in v and v not in derived.foods + derived.names]
+    kb = read_kb(need(REFERENCE / "dialog-babi-task6-dstc2-kb.txt"))
+    differ = 0
+    lexicons = make_lexicon(given, kb), make_lexicon(derived, kb)
+    for session in sorted(source.calls):
+        one, two = (serialize([convert_call(source.calls[session], kb, lex, random.Random(session))])
+                    for lex in lexicons)
+        for a, b in zip(one.split("\n"), two.split("\n")):
+            if a != b:
+                differ += 1
+                fixed = b
+                for value in unmentioned:
+                    fixed = fixed.replace(value, value.replace(" ", "_"))
+                assert fixed == a, (session, a, b)
+        assert one.count("\n") == two.count("\n")
+    assert differ <= 5   # README: two user turns say "pizza hut"
+
+
+def test_kb_from_the_logs_holds_the_offered_restaurants(tmp_path, capsys):
+    code, err = _build(capsys, tmp_path / "o", "test", SAMPLE)
+    kb = (tmp_path / "o" / "dialog-babi-task6-dstc2-kb.txt").read_text()
+    assert kb == (GOLDEN / "sample-kb.txt").read_text()
+    assert "wok_this_way" not in kb   # in the ontology, never offered
+
+
+# ---------------------------------------------------------------- defaults
+
+def test_kb_in_data_raw_is_used_only_without_raw(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data_raw").mkdir()
+    (tmp_path / "data_raw" / "dialog-babi-task6-dstc2-kb.txt").write_text("1 pasta_palace R_cuisine italian\n")
+    code, err = _build(capsys, tmp_path / "with-raw", "test", SAMPLE)
+    assert code == 0 and _manifest(tmp_path / "with-raw")["kb"]["source"] == "logs"
+    (tmp_path / "data_raw" / "dstc2_test.tar.gz").write_bytes(
+        _tarball(tmp_path / "t.tar.gz", TEST_CALLS, ["dstc2_test.flist"]).read_bytes())
+    code, err = _build(capsys, tmp_path / "default", "test")
+    assert code == 0, err
+    assert _manifest(tmp_path / "default")["kb"]["path"] == os.path.join("data_raw", "dialog-babi-task6-dstc2-kb.txt")
+
+
+def test_default_rules_outside_a_checkout_are_the_shipped_ones(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert run(["rules", "check"]) == 0
+    shipped = capsys.readouterr().out.split(":")[0]
+    assert os.path.samefile(shipped, SAMPLE.parent.parent / "rules" / "dstc2.yaml")
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "dstc2.yaml").write_text(
+        "ontology: ontology.yaml\npatterns: {hi: hello}\nrules:\n  - {id: greet, priority: 1, say: hi}\n")
+    (tmp_path / "rules" / "ontology.yaml").write_text("food: [thai]\narea: [north]\nprice: [cheap]\n")
+    assert run(["rules", "check"]) == 0, capsys.readouterr().err
+    assert capsys.readouterr().out.startswith(os.path.join("rules", "dstc2.yaml") + ": 1 rules, 1 patterns")
+
+
+# ---------------------------------------------------------------- one consistent set
+
+def test_train_then_dev_into_one_folder_is_one_set(tmp_path, capsys, official):
+    out = tmp_path / "o"
+    assert _build(capsys, out, "train", official["traindev"])[0] == 0
+    assert _build(capsys, out, "dev", official["traindev"])[0] == 0
+    manifest = _manifest(out)
+    assert sorted(manifest["files"]) == [DEV, TRN]
+    both = read(out / TRN) + read(out / DEV)
+    assert (out / CANDIDATES).read_text() == candidates(both)
+    for name, digest in manifest["checksums"].items():
+        assert hashlib.sha256((out / name).read_bytes()).hexdigest() == digest
+
+
+def test_a_set_of_other_settings_is_not_mixed_in(tmp_path, capsys, official):
+    out = tmp_path / "o"
+    assert _build(capsys, out, "test", official["test"])[0] == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    code, err = _build(capsys, out, "dev", official["traindev"])   # the KB from the logs differs
+    assert code == 2
+    assert f"dstc2conv: error: {out}: it holds {TST} and it was built with another KB; a folder holds one " \
+           "consistent set: build --split all, choose another --out, or pass --replace" in err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    code, err = _build(capsys, out, "dev", official["traindev"], extra=["--seed", "1", "--replace"])
+    assert code == 0, err
+    assert sorted(p.name for p in out.iterdir()) == [CANDIDATES, DEV, "dialog-babi-task6-dstc2-kb.txt",
+                                                     "manifest.json"]
+
+
+def test_a_failed_write_leaves_the_old_set(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "o"
+    assert _build(capsys, out, "test", SAMPLE)[0] == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    real_open = open
+
+    def full_disk(path, mode="r", *args, **kwargs):
+        if "w" in mode and ".dstc2conv-build-" in str(path) and str(path).endswith("kb.txt"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", full_disk)
+    code, err = _build(capsys, out, "test", SAMPLE, extra=["--seed", "1"])
+    monkeypatch.undo()
+    assert code == 2 and f"{out}: cannot write the outputs: No space left on device" in err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_a_build_stopped_while_renaming_is_finished_by_the_next(tmp_path, capsys):
+    out = tmp_path / "o"
+    assert _build(capsys, out, "test", SAMPLE)[0] == 0
+    stopped = out / ".dstc2conv-build-12345"
+    stopped.mkdir()
+    (stopped / TST).write_text("1 hi\tnew\n\n")
+    (stopped / "COMMIT").write_text(json.dumps({"remove": [], "move": [TST, "manifest.json"]}))
+    (out / "manifest.json").rename(stopped / "manifest.json")   # the manifest was not yet put in place
+    (stopped / "manifest.json").write_text((stopped / "manifest.json").read_text().replace('"seed": 0', '"seed": 7'))
+    (out / f"{TST}.tmp-999").write_text("left by an older version")
+    unfinished = out / ".dstc2conv-build-777"
+    unfinished.mkdir()
+    (unfinished / TST).write_text("half")
+    assert _build(capsys, tmp_path / "elsewhere", "test", SAMPLE)[0] == 0   # another folder: untouched
+    assert stopped.exists()
+    assert _build(capsys, out, "dev", SAMPLE)[0] == 2   # refused, after finishing the stopped build
+    assert (out / TST).read_text() == "1 hi\tnew\n\n" and _manifest(out)["seed"] == 7
+    assert sorted(p.name for p in out.iterdir()) == sorted([CANDIDATES, TST, "dialog-babi-task6-dstc2-kb.txt",
+                                                     "manifest.json"])
+
+
+def _consistent(out) -> bool:
+    manifest = _manifest(out)
+    return all(hashlib.sha256((out / name).read_bytes()).hexdigest() == digest
+               for name, digest in manifest["checksums"].items())
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="kills a build process")
+def test_a_killed_build_leaves_one_set(tmp_path):
+    out = tmp_path / "o"
+    command = [sys.executable, "-m", "dstc2conv", "build", "--split", "test", "--raw", str(SAMPLE),
+               "--out", str(out)]
+    subprocess.run(command, check=True, capture_output=True)
+    for i in range(12):
+        proc = subprocess.Popen(command + ["--seed", str(i + 1)], stderr=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL)
+        time.sleep(0.05 * i)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        leftovers = [p.name for p in out.iterdir() if p.name.startswith(".dstc2conv-build-")]
+        committing = any((out / name / "COMMIT").exists() for name in leftovers)
+        assert committing or _consistent(out), i   # a COMMIT list is finished by the next build
+    subprocess.run(command + ["--seed", "99"], check=True, capture_output=True)
+    assert _consistent(out) and _manifest(out)["seed"] == 99
+    assert not [p for p in out.iterdir() if p.name.startswith(".dstc2conv-build-") or ".tmp-" in p.name]
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/stat") as fh:
+                if name.isdigit() and int(fh.read().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(name))
+        except (OSError, IndexError, ValueError):
+            pass
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="looks for the workers in /proc")
+def test_workers_die_with_a_killed_build(tmp_path):
+    many = tmp_path / "many.tar.gz"
+    log, label = ((SAMPLE / "data" / TEST_CALLS[0] / part).read_bytes() for part in ("log.json", "label.json"))
+    sessions = [f"Mar13_S9A0/voip-copy{i:05d}-20260101_100000" for i in range(4000)]
+    with tarfile.open(many, "w:gz", compresslevel=1) as tf:   # reading takes a few seconds
+        for name, data in [(f"data/{s}/{p}", d) for s in sessions for p, d in (("log.json", log),
+                                                                             ("label.json", label))] + [
+                ("scripts/config/dstc2_test.flist", "".join(s + "\n" for s in sessions).encode())]:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    proc = subprocess.Popen([sys.executable, "-m", "dstc2conv", "build", "--split", "test", "--jobs", "2",
+                             "--raw", str(many), "--out", str(tmp_path / "o")], stderr=subprocess.DEVNULL)
+    deadline = time.time() + 20
+    workers = []
+    while not workers and proc.poll() is None and time.time() < deadline:
+        workers = _children(proc.pid)
+        time.sleep(0.01)
+    assert workers, "the build started no worker process"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.time() + 5
+    while any(_alive(w) for w in workers) and time.time() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(w) for w in workers)
+
+
+# ---------------------------------------------------------------- usage errors
+
+@pytest.mark.parametrize("jobs", ["0", "-2", "two"])
+def test_jobs_must_be_a_positive_number(jobs, capsys):
+    with pytest.raises(SystemExit) as exc:
+        run(["build", "--split", "test", "--jobs", jobs])
+    assert exc.value.code == 2 and "--jobs" in capsys.readouterr().err
+
+
+def test_more_jobs_than_cores_are_capped(tmp_path, capsys):
+    code, err = _build(capsys, tmp_path / "o", "test", SAMPLE, extra=["--jobs", "512"])
+    assert code == 0 and f"--jobs 512: this machine has {os.cpu_count()} cores" in err
+
+
+def test_out_that_is_a_file_or_cannot_be_made(tmp_path, capsys):
+    taken = tmp_path / "taken"
+    taken.write_text("a file")
+    code, err = _build(capsys, taken, "test", SAMPLE)
+    assert code == 2 and err == f"dstc2conv: error: {taken}: cannot create the output folder: " \
+                                "it is a file, not a folder\n"
+    code, err = _build(capsys, taken / "sub", "test", SAMPLE)
+    assert code == 2 and err.startswith(f"dstc2conv: error: {taken / 'sub'}: cannot create the output folder: ")
+    code, err = _build(capsys, "/proc/dstc2conv-out", "test", SAMPLE)
+    assert code == 2 and err.count("\n") == 1 and "cannot create the output folder" in err
+
+
+def test_progress_only_on_a_terminal_and_never_quiet(tmp_path, capsys):
+    stages = []
+    build(BuildOptions(split="test", raw=(str(SAMPLE),), out=str(tmp_path / "a")), progress=stages.append)
+    assert [s.split(" (")[0] for s in stages] == [
+        f"build: reading {SAMPLE}", f"build: converting 3 calls into {TST}", "build: writing", "build: done"]
+    code, err = _build(capsys, tmp_path / "b", "test", SAMPLE)
+    assert code == 0 and "build: reading" not in err           # stderr is not a terminal here
+    code, err = _build(capsys, tmp_path / "c", "test", SAMPLE, extra=["--quiet"])
+    assert code == 0 and err == ""
