@@ -1,7 +1,9 @@
 """Shared paths. The DSTC2 corpus and the published task-6 files are read at run time
-from ../shared beside the checkout; tests that need them skip when it is absent."""
+from ../shared beside the checkout; tests that need them skip when it is absent, and
+fail instead when DSTC2CONV_REQUIRE_DATA=1 (as in CI)."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -16,5 +18,8 @@ GOLDEN = ROOT / "tests" / "golden"
 
 def need(path: Path) -> Path:
     if not path.exists():
+        if os.environ.get("DSTC2CONV_REQUIRE_DATA") == "1":
+            pytest.fail(f"{path} is absent and DSTC2CONV_REQUIRE_DATA=1: put the DSTC2 corpus and the "
+                        "published task-6 files in ../shared")
         pytest.skip(f"{path} is absent: this test reads the DSTC2 corpus / published task-6 files from ../shared")
     return path
