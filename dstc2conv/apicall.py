@@ -1,7 +1,7 @@
 """When an ``api_call`` is written, and which values it carries.
 
 A call is written before a system turn that shows the outcome of a database query: an
-offer of a KB restaurant or, from the MDP system (DSTC2 dialog manager 0, or a log that
+offer of a KB restaurant whose name the turn says (``shown_offer``) or, from the MDP system (DSTC2 dialog manager 0, or a log that
 does not say), a ``canthelp`` with two or more constraints. The POMDP systems'
 ``canthelp`` turns carry no call in the published files (0 of 113 in train and dev,
 against 261 of 274 of the MDP system's, where the values changed).
@@ -17,6 +17,8 @@ task-6 lines, and returns, for the runs that are preceded by an api_call, the ca
 values (cuisine, location, price; None for a missing or dontcare slot).
 """
 from __future__ import annotations
+
+import re
 
 from .dstc2 import Call, Turn
 from .kb import KB, SLOT_TO_ATTRIBUTE, Restaurant, underscore
@@ -37,10 +39,23 @@ def mdp_system(call: Call) -> bool:
     return call.dialog_manager in (MDP_MANAGER, None)
 
 
-def eligible(turn: Turn, kb_names: frozenset, canthelp_calls: bool = True) -> bool:
-    """The system offers a KB restaurant or, with ``canthelp_calls``, cannot help with two
-    or more constraints."""
+def shown_offer(turn: Turn) -> str | None:
+    """The restaurant the system offers at this turn (``offer(name=X)``), if what it says
+    shows the name: X's words in a row among its words, lowercased, ``_`` read as a space
+    (``pizza express Fen Ditton``). An offer the system does not say (its words are
+    "Sorry, I can't hear you") is no offer."""
     name = turn.offered
+    if name is None:
+        return None
+    said = " ".join(turn.system.lower().replace("_", " ").split())
+    shown = re.search(r"(?<!\w)" + re.escape(" ".join(name.lower().split())) + r"(?!\w)", said)
+    return name if shown else None
+
+
+def eligible(turn: Turn, kb_names: frozenset, canthelp_calls: bool = True) -> bool:
+    """The system offers a KB restaurant whose name it says or, with ``canthelp_calls``,
+    cannot help with two or more constraints."""
+    name = shown_offer(turn)
     if name is not None and underscore(name) in kb_names:
         return True
     return canthelp_calls and any(act.act == "canthelp" and len(act.slots) >= 2
@@ -65,8 +80,9 @@ def call_values(call: Call, upto: int) -> Values:
 
 
 def offered_restaurant(turn: Turn, kb: KB) -> Restaurant | None:
-    """The KB restaurant the system offers at this turn, if any."""
-    return kb.restaurant(underscore(turn.offered)) if turn.offered else None
+    """The KB restaurant the system offers at this turn and names, if any."""
+    name = shown_offer(turn)
+    return kb.restaurant(underscore(name)) if name else None
 
 
 def _contradicted(values: Values, offered: Restaurant) -> tuple[bool, ...]:

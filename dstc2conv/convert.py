@@ -18,7 +18,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from .apicall import plan_calls
+from .apicall import plan_calls, shown_offer
 from .dstc2 import Call, Turn
 from .kb import KB, Restaurant, underscore
 from .task6 import NO_RESULT, SILENCE, Context, Dialog, Exchange
@@ -182,7 +182,7 @@ def convert_call(call: Call, kb: KB, lexicon: Lexicon, rng: random.Random, plan=
             lines.append(Exchange(SILENCE if first == 0 else users[first - 1], format_call(values)))
             lines.append([] if values == (None, None, None) else kb.matching(*values))
             user = SILENCE
-        lines.append((Exchange(user, system[last]), turns[first].offered))
+        lines.append((Exchange(user, system[last]), shown_offer(turns[first])))
     lines.append((Exchange(users[-1], WELCOME_BOT), None))
 
     out: list = []
