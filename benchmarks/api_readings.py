@@ -8,7 +8,8 @@ For each reading, on the published train and dev split, as ``dstc2conv compare``
 measures them: api_call lines identical, and dialogs identical. Every reading but the
 second and third goes through the converter's fitting of the values to the offer
 (``apicall.offer_values``). The first row is the converter's rule
-(``dstc2conv.apicall``); the README's table comes from this script. Then, per DSTC2 dialog manager: the "cannot
+(``dstc2conv.apicall``: the ontology's values found in what the user said); the README's
+table comes from this script. Then, per DSTC2 dialog manager: the "cannot
 help" turns at which a call would be written if every system's counted as the MDP
 system's, and how many of them have a call in the published files.
 """
@@ -18,6 +19,7 @@ import argparse
 import json
 import os
 import random
+import re
 import tarfile
 from collections import Counter
 from dataclasses import replace
@@ -87,7 +89,21 @@ def system_informs(turn):
     return tuple(found.get(s) for s in SLOTS)
 
 
-def readings(live, kb):
+def labels_said(call, upto):
+    """The goal labels after the user turn before system turn upto, kept where the user said them."""
+    return kept_if_said(call, upto, goals(call, upto - 1)) if upto else NONE
+
+
+def readings(live, kb, lexicon):
+    def said(call, upto):
+        return apicall.said_values(call, upto, lexicon)
+
+    bounded = replace(lexicon, values=re.compile(r"(?<!\w)(?:%s)(?!\w)" % lexicon.values.pattern))
+
+    def dontcare_open(call, upto):
+        labels = dict(call.turns[upto - 1].goals) if upto else {}
+        return tuple(None if labels.get(s) == "dontcare" else v for s, v in zip(SLOTS, said(call, upto)))
+
     def slu_tracked(call, upto):
         state = {}
         for informs, _asr in live[call.session][:upto]:
@@ -99,7 +115,7 @@ def readings(live, kb):
     def asr_too(call, upto):
         heard = " | ".join(h for _i, asr in live[call.session][:upto] for h in asr)
         return tuple(v if v and v.replace("_", " ") in heard else None
-                     for v in apicall.call_values(call, upto))
+                     for v in labels_said(call, upto))
 
     def before_reqalts(managers):
         def values(call, upto):
@@ -112,15 +128,15 @@ def readings(live, kb):
 
     def informs_or_rule(call, upto):
         found = system_informs(call.turns[upto])
-        return kept_if_said(call, upto, found) if any(found) else apicall.call_values(call, upto)
+        return kept_if_said(call, upto, found) if any(found) else said(call, upto)
 
-    def matching_offers(call, runs, kb_names, kb):
+    def matching_offers(call, runs, lexicon, kb):
         planned, last = {}, None
         for index, (first, _last) in enumerate(runs):
             turn = call.turns[first]
-            if not apicall.eligible(turn, kb_names, canthelp_calls=apicall.mdp_system(call)):
+            if not apicall.eligible(turn, lexicon.names, canthelp_calls=apicall.mdp_system(call)):
                 continue
-            values = apicall.offer_values(call, turn, apicall.call_values(call, first),
+            values = apicall.offer_values(call, turn, said(call, first),
                                           apicall.offered_restaurant(turn, kb))
             if values == last:
                 continue
@@ -130,25 +146,30 @@ def readings(live, kb):
             planned[index], last = values, values
         return planned
 
-    def always_fitted(call, runs, kb_names, kb):
+    def always_fitted(call, runs, lexicon, kb):
         planned, last = {}, None
         for index, (first, _last) in enumerate(runs):
             turn = call.turns[first]
-            if apicall.eligible(turn, kb_names, canthelp_calls=apicall.mdp_system(call)):
-                values = apicall.fit_offer(apicall.call_values(call, first),
+            if apicall.eligible(turn, lexicon.names, canthelp_calls=apicall.mdp_system(call)):
+                values = apicall.fit_offer(said(call, first),
                                            apicall.offered_restaurant(turn, kb))
                 if values != last:
                     planned[index], last = values, values
         return planned
 
-    def unfitted(call, runs, kb_names, _kb):
-        return apicall.plan_calls(call, runs, kb_names, KB((), "no facts"))
+    def unfitted(call, runs, lexicon, _kb):
+        return apicall.plan_calls(call, runs, lexicon, KB((), "no facts"))
 
     plan = apicall.plan_calls
     return [
         ("the converter's rule", plan),
         ("the user's values as they are (not fitted to the offer)", unfitted),
         ("fitted to every offer, the MDP system's disputed ones too", always_fitted),
+        ("the ontology's values at word boundaries only (not in \"moderately\")",
+         partial(plan, values_at=partial(apicall.said_values, lexicon=bounded))),
+        ("the rule, but a goal label dontcare leaves the slot open",
+         partial(plan, values_at=dontcare_open)),
+        ("goal labels, kept where the user said them", partial(plan, values_at=labels_said)),
         ("goal labels after the user turn that follows the call",
          partial(plan, values_at=lambda c, u: kept_if_said(c, u + 1, goals(c, u)))),
         ("text check without the user turn just before the call",
@@ -179,9 +200,9 @@ def canthelp_calls(calls, refs, kb, lexicon) -> Counter:
     for call, ref in zip(calls, refs):
         seen = {}
 
-        def plan(c, runs, kb_names, kb):
+        def plan(c, runs, lexicon, kb):
             seen["runs"] = runs
-            seen["calls"] = apicall.plan_calls(replace(c, dialog_manager=None), runs, kb_names, kb)
+            seen["calls"] = apicall.plan_calls(replace(c, dialog_manager=None), runs, lexicon, kb)
             return seen["calls"]
 
         ours = convert_call(call, kb, lexicon, random.Random(0), plan)
@@ -219,7 +240,7 @@ def main() -> None:
                    read(ref_dir / f"dialog-babi-task6-dstc2-{files[name]}.txt")) for name in files}
 
     print(f"{'reading of the values':70} {'api_calls train / dev':>22}  {'dialogs train / dev':>20}")
-    for label, plan in readings(live, kb):
+    for label, plan in readings(live, kb, lexicon):
         (api_t, dlg_t), (api_d, dlg_d) = (measure(*data[name], kb, lexicon, plan) for name in files)
         print(f"{label:70} {api_t:>10.1%} / {api_d:<9.1%}  {dlg_t:>9.1%} / {dlg_d:<8.1%}", flush=True)
 

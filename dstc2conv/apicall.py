@@ -1,16 +1,18 @@
 """When an ``api_call`` is written, and which values it carries.
 
 A call is written before a system turn that shows the outcome of a database query: an
-offer of a KB restaurant or, from the MDP system (DSTC2 dialog manager 0, or a log that
-does not say), a ``canthelp`` with two or more constraints. The POMDP systems'
-``canthelp`` turns carry no call in the published files (0 of 113 in train and dev,
-against 261 of 274 of the MDP system's, where the values changed).
+offer of a KB restaurant whose name the turn says (``shown_offer``) or, from the MDP
+system (DSTC2 dialog manager 0, or a log that does not say), a ``canthelp`` with two or
+more constraints. The POMDP systems' ``canthelp`` turns carry no call in the published
+files (0 of 113 in train and dev, against 262 of 271 of the MDP system's, where the
+values changed).
 
-The values are the user's (``call_values``), fitted to the offer (``fit_offer``): a value
-that the offered restaurant contradicts in the KB is left out, so that the restaurant the
-system offers is among the call's results; unless that would leave no value at all. In a
-call of the MDP system the values stay as the user gave them when the user's reply
-disputes the offer (``disputed``): rejects it, or says again a value it contradicts.
+The values are the user's: the ontology's values found in what the user said so far
+(``said_values``), fitted to the offer (``fit_offer``): a value that the offered
+restaurant contradicts in the KB is left out, so that the restaurant the system offers is
+among the call's results; unless that would leave no value at all. In a call of the MDP
+system the values stay as the user gave them when the user's reply disputes the offer
+(``disputed``): rejects it, or says again a value it contradicts.
 
 ``plan_calls`` sees one call and the runs of identical system turns that become its
 task-6 lines, and returns, for the runs that are preceded by an api_call, the call's
@@ -18,8 +20,14 @@ values (cuisine, location, price; None for a missing or dontcare slot).
 """
 from __future__ import annotations
 
+import re
+from typing import TYPE_CHECKING
+
 from .dstc2 import Call, Turn
 from .kb import KB, SLOT_TO_ATTRIBUTE, Restaurant, underscore
+
+if TYPE_CHECKING:
+    from .convert import Lexicon
 
 SLOTS = ("food", "area", "pricerange")
 ATTRIBUTES = tuple(SLOT_TO_ATTRIBUTE[slot] for slot in SLOTS)
@@ -37,36 +45,47 @@ def mdp_system(call: Call) -> bool:
     return call.dialog_manager in (MDP_MANAGER, None)
 
 
-def eligible(turn: Turn, kb_names: frozenset, canthelp_calls: bool = True) -> bool:
-    """The system offers a KB restaurant or, with ``canthelp_calls``, cannot help with two
-    or more constraints."""
+def shown_offer(turn: Turn) -> str | None:
+    """The restaurant the system offers at this turn (``offer(name=X)``), if what it says
+    shows the name: X's words in a row among its words, lowercased, ``_`` read as a space
+    (``pizza express Fen Ditton``). An offer the system does not say (its words are
+    "Sorry, I can't hear you") is no offer."""
     name = turn.offered
+    if name is None:
+        return None
+    said = " ".join(turn.system.lower().replace("_", " ").split())
+    shown = re.search(r"(?<!\w)" + re.escape(" ".join(name.lower().split())) + r"(?!\w)", said)
+    return name if shown else None
+
+
+def eligible(turn: Turn, kb_names: frozenset, canthelp_calls: bool = True) -> bool:
+    """The system offers a KB restaurant whose name it says or, with ``canthelp_calls``,
+    cannot help with two or more constraints."""
+    name = shown_offer(turn)
     if name is not None and underscore(name) in kb_names:
         return True
     return canthelp_calls and any(act.act == "canthelp" and len(act.slots) >= 2
                                   for act in turn.system_acts)
 
 
-def call_values(call: Call, upto: int) -> Values:
-    """The user's values at system turn ``upto``: the goal labels after user turn
-    ``upto - 1``, keeping a value only if its text occurs in a user transcription so far."""
-    if upto == 0:
-        return (None, None, None)
-    goals = dict(call.turns[upto - 1].goals)
-    said = " ".join(t.user.lower() for t in call.turns[:upto])
-    values = []
-    for slot in SLOTS:
-        value = goals.get(slot)
-        if value is None or value == "dontcare" or value.lower() not in said:
-            values.append(None)
-        else:
-            values.append(underscore(value))
-    return tuple(values)
+def said_values(call: Call, upto: int, lexicon: Lexicon) -> Values:
+    """The user's values at system turn ``upto``: the ontology's foods, areas and price
+    ranges (``lexicon.values``) found in the user's transcriptions so far, lowercased, as
+    they are (``moderately`` says moderate); where several start at one place the longest
+    (``modern european``, not ``european``; ``north american`` says no area); a slot's last
+    mention wins. "any" or "i dont care" names no value: the slot keeps the value said
+    before it, if any, else stays open."""
+    found = {}
+    for turn in call.turns[:upto]:
+        for match in lexicon.values.finditer(" ".join(turn.user.lower().split())):
+            found[lexicon.slot_of[match.group(0)]] = underscore(match.group(0))
+    return tuple(found.get(slot) for slot in SLOTS)
 
 
 def offered_restaurant(turn: Turn, kb: KB) -> Restaurant | None:
-    """The KB restaurant the system offers at this turn, if any."""
-    return kb.restaurant(underscore(turn.offered)) if turn.offered else None
+    """The KB restaurant the system offers at this turn and names, if any."""
+    name = shown_offer(turn)
+    return kb.restaurant(underscore(name)) if name else None
 
 
 def _contradicted(values: Values, offered: Restaurant) -> tuple[bool, ...]:
@@ -105,20 +124,20 @@ def offer_values(call: Call, turn: Turn, values: Values, offered: Restaurant | N
     return fit_offer(values, offered)
 
 
-def plan_calls(call: Call, runs: list[tuple[int, int]], kb_names: frozenset, kb: KB,
+def plan_calls(call: Call, runs: list[tuple[int, int]], lexicon: Lexicon, kb: KB,
                values_at=None) -> dict[int, Values]:
     """``runs``: (first, last) system-turn index of each task-6 line, in order.
-    ``kb_names``: the restaurants whose offers are eligible; ``kb``: their facts.
+    ``lexicon.names``: the restaurants whose offers are eligible; ``kb``: their facts.
     Returns {run index: values} for the runs whose line is preceded by an api_call.
-    ``values_at(call, turn)``: another reading of the user's values (default ``call_values``)."""
-    values_at = values_at or call_values
+    ``values_at(call, turn)``: another reading of the user's values (default ``said_values``)."""
     planned: dict[int, Values] = {}
     last = None
     mdp = mdp_system(call)
     for index, (first, _last) in enumerate(runs):
         turn = call.turns[first]
-        if eligible(turn, kb_names, canthelp_calls=mdp):
-            values = offer_values(call, turn, values_at(call, first), offered_restaurant(turn, kb))
+        if eligible(turn, lexicon.names, canthelp_calls=mdp):
+            said = values_at(call, first) if values_at else said_values(call, first, lexicon)
+            values = offer_values(call, turn, said, offered_restaurant(turn, kb))
             if values != last:
                 planned[index] = values
                 last = values

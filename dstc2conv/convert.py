@@ -16,9 +16,9 @@ from __future__ import annotations
 import functools
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .apicall import plan_calls
+from .apicall import SLOTS, plan_calls, shown_offer
 from .dstc2 import Call, Turn
 from .kb import KB, Restaurant, underscore
 from .task6 import NO_RESULT, SILENCE, Context, Dialog, Exchange
@@ -66,6 +66,8 @@ class Lexicon:
     """Compiled patterns for one ontology and KB (built once per build)."""
     multiword: re.Pattern   # multiword foods and names (of at most MAX_NAME_WORDS words), longest first
     names: frozenset        # the KB's restaurant names that are joined in system turns, underscored
+    values: re.Pattern      # the ontology's foods, areas and price ranges (lowercased), longest first
+    slot_of: dict = field(compare=False)   # value (as ``values`` matches it) -> food, area or pricerange
 
 
 # Restaurant names of more than five words were never joined in the published files
@@ -75,13 +77,21 @@ COUNT = re.compile(r"\b(There are|there are) \d+ ")
 
 
 def make_lexicon(ontology: Ontology, kb: KB) -> Lexicon:
-    names = [n for n in ontology.names if len(n.split()) <= MAX_NAME_WORDS]
-    phrases = sorted({p for p in ontology.foods + tuple(names) if " " in p}, key=lambda p: (-len(p), p))
-    multiword = re.compile("|".join(re.escape(p) for p in phrases) if phrases else r"(?!x)x")
+    joined = [n for n in ontology.names if len(n.split()) <= MAX_NAME_WORDS]
+    multiword = _alternation({p for p in ontology.foods + tuple(joined) if " " in p})
     # An offer triggers an api_call only when its name shows as a KB token in the system
     # turn: the published files wrote no call at offers of the six-word names.
-    return Lexicon(multiword, frozenset(r.name for r in kb.restaurants
-                                        if len(r.name.split("_")) <= MAX_NAME_WORDS))
+    names = frozenset(r.name for r in kb.restaurants if len(r.name.split("_")) <= MAX_NAME_WORDS)
+    slot_of = {" ".join(value.lower().split()): slot
+               for slot, values in zip(SLOTS, (ontology.foods, ontology.areas, ontology.prices))
+               for value in values if value.strip() and value != "dontcare"}
+    return Lexicon(multiword, names, _alternation(slot_of), slot_of)
+
+
+def _alternation(phrases) -> re.Pattern:
+    """One pattern matching any of ``phrases``, the longest where several start at one place."""
+    phrases = sorted(phrases, key=lambda p: (-len(p), p))
+    return re.compile("|".join(re.escape(p) for p in phrases) if phrases else r"(?!x)x")
 
 
 # ---------------------------------------------------------------- cleaning
@@ -187,7 +197,7 @@ def convert_call(call: Call, kb: KB, lexicon: Lexicon, rng: random.Random, plan=
     system = [clean_system(t, lexicon) for t in turns]
     users = [clean_user(t.user, lexicon) for t in turns]
     runs = merge_repeats(system, users)
-    calls = plan(call, [(first, last) for first, last, _ in runs], lexicon.names, kb)
+    calls = plan(call, [(first, last) for first, last, _ in runs], lexicon, kb)
 
     # Lines, with each result block as a list of restaurants to be rated once the
     # offers that follow it are known.
@@ -199,7 +209,7 @@ def convert_call(call: Call, kb: KB, lexicon: Lexicon, rng: random.Random, plan=
             lines.append(Exchange(SILENCE if first == 0 else users[first - 1], format_call(values)))
             lines.append([] if values == (None, None, None) else kb.matching(*values))
             user = SILENCE
-        lines.append((Exchange(user, system[last]), turns[first].offered))
+        lines.append((Exchange(user, system[last]), shown_offer(turns[first])))
     lines.append((Exchange(users[-1], WELCOME_BOT), None))
 
     out: list = []

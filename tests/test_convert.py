@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 
 from conftest import GOLDEN, SAMPLE
 
@@ -327,3 +328,116 @@ def test_canthelp_calls_the_database_only_for_the_mdp_system(tmp_path):
     assert "4 expensive\tSorry there is no modern_european restaurant in the expensive price range\n" \
         "5 how about chinese food\tapi_call chinese centre expensive\n" in text
     assert text.count("api_call") == golden.count("api_call") - 2   # the call and its "no result"
+
+
+def test_shown_offer_needs_the_name_in_the_words():
+    from dstc2conv.apicall import shown_offer
+
+    def offer(system, name):
+        return _turn(system, ("offer", ("name", name)))
+
+    assert shown_offer(offer("blue door serves thai food", "blue door")) == "blue door"
+    assert shown_offer(offer("pizza express Fen Ditton is in the centre", "pizza express fen ditton")) == \
+        "pizza express fen ditton"   # extra words the lexicon does not join
+    assert shown_offer(offer("pizza_express Fen Ditton is nice", "pizza express fen ditton")) == \
+        "pizza express fen ditton"
+    assert shown_offer(offer("Sorry, I can't hear you", "blue door")) is None
+    assert shown_offer(offer("blue doors are nice", "blue door")) is None
+    assert shown_offer(_turn("blue door is nice", ("inform", ("name", "blue door")))) is None
+
+
+def test_offer_the_system_does_not_say_is_no_offer():
+    import random as _random
+
+    from dstc2conv.convert import Ontology, convert_call, make_lexicon
+    from dstc2conv.dstc2 import Act, Call, Turn
+    from dstc2conv.kb import KB, Restaurant
+
+    kb = KB(tuple(Restaurant(n, (("R_cuisine", "thai"), ("R_location", "north")))
+                  for n in ("blue_door", "green_door", "red_door")), "test")
+    lex = make_lexicon(Ontology(("thai",), ("north",), ("cheap",), ("blue door", "green door", "red door")), kb)
+    goals = (("food", "thai"),)
+
+    def offer(name):
+        return (Act("offer", (("name", name),)), Act("inform", (("food", "thai"),)))
+
+    turns = (
+        Turn("Hello , welcome to the Cambridge restaurant system? How may I help you?",
+             (Act("welcomemsg", ()),), "thai food", (), goals, "byconstraints", ()),
+        Turn("Sorry, I can't hear you", offer("red door"), "thai", (), goals, "byconstraints", ()),
+        Turn("blue door serves thai food", offer("blue door"), "anything else", (), goals, "byconstraints", ()),
+        Turn("green door serves thai food", offer("green door"), "thank you bye", (), goals, "finished", ()),
+    )
+    for seed in range(20):
+        dialog = convert_call(Call("Mar13_S9A0/voip-z", "test", turns, 1), kb, lex, _random.Random(seed))
+        lines = task6.serialize_dialog(dialog).splitlines()
+        assert lines[1] == "2 thai food\tSorry, I can't hear you"   # no call at the unsaid offer
+        assert lines[2] == "3 thai\tapi_call thai R_location R_price"
+        assert lines[-3:] == ["13 <SILENCE>\tblue_door serves thai food",
+                              "14 anything else\tgreen_door serves thai food", "15 thank you bye\t you are welcome"]
+        ratings = {line.split()[1]: int(line.split()[3]) for line in lines if "R_rating" in line}
+        assert ratings["blue_door"] > ratings["green_door"] > ratings["red_door"]
+
+
+def _said_lexicon(kb=None):
+    from dstc2conv.convert import Ontology, make_lexicon
+    from dstc2conv.kb import KB
+
+    ontology = Ontology(("dontcare", "european", "modern european", "north american", "thai"),
+                        ("centre", "north"), ("cheap", "moderate"), ("blue door", "red door"))
+    return make_lexicon(ontology, kb or KB((), "test"))
+
+
+def test_said_values_reads_the_ontology_values_in_the_users_words():
+    from dstc2conv.apicall import said_values
+    from dstc2conv.dstc2 import Call
+
+    lex = _said_lexicon()
+    assert "dontcare" not in lex.slot_of   # a label, never a word the user says
+
+    def said(*users):
+        turns = tuple(replace(_turn("..."), user=u) for u in users)
+        return said_values(Call("Mar13_S9A0/voip-s", "test", turns), len(turns), lex)
+
+    assert said("i want Modern European food") == ("modern_european", None, None)   # the longest
+    assert said("north american food") == ("north_american", None, None)   # no area inside it
+    assert said("thai food in the north", "any price range", "how about european") == \
+        ("european", "north", None)
+    assert said("cheap thai", "no moderately priced") == ("thai", None, "moderate")   # the last mention wins
+    assert said("sea food in the center", "i dont care") == (None, None, None)
+    assert said("thai", "european or thai") == ("thai", None, None)
+
+
+def test_api_call_values_are_the_ontology_values_the_user_said():
+    import random as _random
+
+    from dstc2conv.convert import convert_call
+    from dstc2conv.dstc2 import Act, Call, Turn
+    from dstc2conv.kb import KB, Restaurant
+
+    kb = KB((Restaurant("blue_door", (("R_cuisine", "modern_european"), ("R_location", "centre"),
+                                      ("R_price", "moderate"))),
+             Restaurant("red_door", (("R_cuisine", "north_american"), ("R_location", "centre"),
+                                     ("R_price", "moderate")))), "test")
+    lex = _said_lexicon(kb)
+
+    def offer(name):
+        return (Act("offer", (("name", name),)),)
+
+    goals = (("food", "thai"),)   # the labels are not read
+    turns = (
+        Turn("Hello , welcome to the Cambridge restaurant system? How may I help you?",
+             (Act("welcomemsg", ()),), "i want modern european food", (), goals, "byconstraints", ()),
+        Turn("blue door serves modern european food", offer("blue door"), "is it moderately priced",
+             (), goals, "byconstraints", ()),
+        Turn("blue door is in the moderate price range", offer("blue door"),
+             "how about north american food", (), goals, "byconstraints", ()),
+        Turn("red door serves north american food", offer("red door"), "thank you bye",
+             (), goals, "finished", ()),
+    )
+    dialog = convert_call(Call("Mar13_S9A0/voip-v", "test", turns, 1), kb, lex, _random.Random(0))
+    assert [(e.user, e.bot) for e in dialog.exchanges if e.bot.startswith("api_call")] == [
+        ("i want modern_european food", "api_call modern_european R_location R_price"),
+        ("is it moderately priced", "api_call modern_european R_location moderate"),
+        ("how about north_american food", "api_call north_american R_location moderate"),
+    ]

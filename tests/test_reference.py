@@ -8,10 +8,11 @@ from conftest import REFERENCE, TRAINDEV, need
 from dstc2conv.build import BuildOptions, build
 from dstc2conv.compare import compare_files
 
-# Measure key -> the rate a build must keep (README: "Fidelity"): the targets.
+# Measure key -> the rate a build must keep (README: "Fidelity"): the targets, and for
+# api_calls the 86% that the build now meets on both files (target 85%).
 TARGETS = {
     "system_turns": 0.995,
-    "api_calls": 0.85,
+    "api_calls": 0.86,
     "result_blocks": 0.99,
     "dialogs": 0.75,
     "split": 1.0,
