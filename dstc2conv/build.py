@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from . import __version__
-from .convert import convert_call, make_lexicon
+from .convert import Ontology, convert_call, make_lexicon
 from .dstc2 import Call
 from .errors import Dstc2ConvError
 from .files import sha256_file
@@ -192,7 +192,12 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
                 log(f"skipping {path}: not needed for --split {options.split}")
         sessions = split_sessions(inputs.flists, held, options.dstc2_split)
         kb = choose_kb(options, inputs.calls, from_raw_dir=not options.raw)
-        files, manifest_files, built = _convert(inputs, held, sessions, kb, options.seed, stage, log)
+        ontology = inputs.ontology
+        if ontology is None:
+            ontology = Ontology.from_calls((inputs.calls[s] for s in sorted(inputs.calls)), kb)
+            log(f"no ontology_dstc2.json in the inputs: taking the foods, areas, price ranges and restaurant "
+                f"names from the calls themselves ({len(inputs.calls)} calls) and the KB")
+        files, manifest_files, built = _convert(inputs, ontology, held, sessions, kb, options.seed, stage, log)
         kb_text = format_kb(kb)
         settings = {"tool": "dstc2conv", "version": __version__, "seed": options.seed,
                     "split": "dstc2" if options.dstc2_split else "published", "sample": is_sample}
@@ -222,11 +227,11 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
     return BuildResult(tuple(written), manifest)
 
 
-def _convert(inputs: Inputs, splits: tuple[str, ...], sessions: dict[str, list[str]], kb: KB, seed: int,
-             stage: Callable[[str], None], log: Callable[[str], None]):
+def _convert(inputs: Inputs, ontology: Ontology, splits: tuple[str, ...], sessions: dict[str, list[str]],
+             kb: KB, seed: int, stage: Callable[[str], None], log: Callable[[str], None]):
     """Convert every split's calls. Returns (file name -> text, manifest entries, all dialogs)."""
-    lexicon = make_lexicon(inputs.ontology, kb)
-    ontology = inputs.ontology_from or "derived from the calls"
+    lexicon = make_lexicon(ontology, kb)
+    ontology_from = inputs.ontology_from or "derived from the calls and the KB"
     used = [path for path, what in inputs.read if what == "calls"]
     files: dict[str, str] = {}
     entries: dict[str, dict] = {}
@@ -248,7 +253,7 @@ def _convert(inputs: Inputs, splits: tuple[str, ...], sessions: dict[str, list[s
         files[name] = serialize(dialogs)
         entries[name] = {"split": split, "dialogs": sessions[split],
                          "inputs": sorted({inputs.calls[s].source for s in sessions[split]} & set(used)),
-                         "ontology": ontology}
+                         "ontology": ontology_from}
         built.extend(dialogs)
         log(f"{name}: {len(dialogs)} dialogs")
     return files, entries, built

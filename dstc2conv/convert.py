@@ -47,11 +47,17 @@ class Ontology:
         return cls(*(tuple(informable[k]) for k in ONTOLOGY_SLOTS))
 
     @classmethod
-    def from_calls(cls, calls) -> "Ontology":
-        """The values the calls themselves show, for a build with no ontology file: every
+    def from_calls(cls, calls, kb: KB | None = None) -> "Ontology":
+        """The values the calls and the KB show, for a build with no ontology file: every
         food, area, price range and name in the system's dialog acts, the user turns'
-        semantics and the goal labels (``dontcare`` left out), sorted."""
+        semantics and the goal labels (``dontcare`` left out), and the KB's restaurant
+        names and cuisines (``_`` read as a space), sorted."""
         found: dict[str, set] = {slot: set() for slot in ONTOLOGY_SLOTS}
+        for restaurant in kb.restaurants if kb is not None else ():
+            found["name"].add(restaurant.name.replace("_", " "))
+            cuisine = restaurant.get("R_cuisine")
+            if cuisine is not None:
+                found["food"].add(cuisine.replace("_", " "))
         for call in calls:
             for turn in call.turns:
                 pairs = [pair for act in turn.system_acts + turn.user_acts for pair in act.slots]

@@ -10,8 +10,8 @@ find out. Each input is read for one of three things:
   the ontology is taken from it, its calls are not parsed;
 - **skipped**: neither.
 
-With no ontology in any input, the values the conversion needs are taken from the calls
-themselves (``Ontology.from_calls``).
+With no ontology in any input, ``Inputs.ontology`` is None: the build then takes the
+values the conversion needs from the calls themselves and the KB (``Ontology.from_calls``).
 """
 from __future__ import annotations
 
@@ -48,8 +48,8 @@ class Inputs:
     sources: tuple[Source, ...]         # the inputs read for their calls
     calls: dict                         # session -> Call, from every source
     flists: dict                        # split -> sorted session paths, from every source
-    ontology: Ontology
-    ontology_from: str | None           # "<input>:<member>", or None: derived from the calls
+    ontology: Ontology | None           # None: no input holds one
+    ontology_from: str | None           # "<input>:<member>"
     read: tuple[tuple[str, str], ...]   # (input, what it was read for: calls, ontology, skipped)
 
 
@@ -143,6 +143,7 @@ def gather(paths: list[str], splits: tuple[str, ...], jobs: int = 1,
                     ontology_json, ontology_from = peek.ontology, path
                     read[path] = "ontology"
                     break
+    ontology = None
     if ontology_json is not None:
         try:
             ontology = Ontology.from_json(ontology_json)
@@ -150,10 +151,6 @@ def gather(paths: list[str], splits: tuple[str, ...], jobs: int = 1,
             raise Dstc2ConvError("malformed ontology: no informable food/area/pricerange/name lists",
                                  f"{ontology_from}:scripts/config/{ONTOLOGY}") from None
         ontology_from = f"{ontology_from}:scripts/config/{ONTOLOGY}"
-    else:
-        ontology = Ontology.from_calls(calls[s] for s in sorted(calls))
-        log(f"no {ONTOLOGY} in the inputs: taking the foods, areas, price ranges and restaurant "
-            f"names from the calls themselves ({len(calls)} calls)")
 
     return Inputs(
         sources=tuple(sources),

@@ -93,8 +93,8 @@ def test_test_tarball_alone_builds_the_same_bytes_as_with_the_ontology(tmp_path,
     code, err = _build(capsys, tmp_path / "alone", "test", official["test"])
     assert code == 0, err
     assert "no ontology_dstc2.json in the inputs: taking the foods, areas, price ranges and restaurant " \
-           "names from the calls themselves (2 calls)" in err
-    assert _manifest(tmp_path / "alone")["files"][TST]["ontology"] == "derived from the calls"
+           "names from the calls themselves (2 calls) and the KB" in err
+    assert _manifest(tmp_path / "alone")["files"][TST]["ontology"] == "derived from the calls and the KB"
 
     code, err = _build(capsys, tmp_path / "with", "test", official["test"], official["scripts"])
     assert code == 0, err
@@ -150,27 +150,34 @@ def test_the_ontology_derived_from_the_calls():
     assert "modern european" in derived.foods and "the grand old curry house and tea room" in derived.names
 
 
-def test_without_the_ontology_only_unmentioned_multiword_values_differ():
-    """On train and dev, the conversion with the ontology derived from the calls differs
-    only where a user says a multiword value of the ontology that no call's acts or
-    labels contain (it is then not joined with ``_``)."""
+@pytest.mark.parametrize("kb_from", ["published", "logs"])
+def test_without_the_ontology_only_unmentioned_multiword_values_differ(kb_from):
+    """On train and dev, the conversion with the ontology derived from the calls and the
+    KB is the same, but where a user says a multiword value of the ontology that neither
+    the calls' acts and labels nor the KB contain (it is then not joined with ``_``):
+    with the published KB file, nowhere."""
     import random
 
+    from dstc2conv.build import choose_kb
     from dstc2conv.convert import Ontology, convert_call, make_lexicon
     from dstc2conv.dstc2 import read_source
     from dstc2conv.kb import read_kb
     from dstc2conv.task6 import serialize
 
     source = read_source(need(TRAINDEV), workers=2)
+    if kb_from == "published":
+        kb = read_kb(need(REFERENCE / "dialog-babi-task6-dstc2-kb.txt"))
+    else:
+        kb = choose_kb(BuildOptions(split="all"), source.calls, from_raw_dir=False)
     given = Ontology.from_json(source.ontology)
-    derived = Ontology.from_calls(source.calls[s] for s in sorted(source.calls))
+    derived = Ontology.from_calls((source.calls[s] for s in sorted(source.calls)), kb)
     unmentioned = [v for v in given.foods + given.names if " " in v and v not in derived.foods + derived.names]
-    kb = read_kb(need(REFERENCE / "dialog-babi-task6-dstc2-kb.txt"))
     differ = 0
     lexicons = make_lexicon(given, kb), make_lexicon(derived, kb)
     for session in sorted(source.calls):
         one, two = (serialize([convert_call(source.calls[session], kb, lex, random.Random(session))])
                     for lex in lexicons)
+        assert one.count("\n") == two.count("\n")
         for a, b in zip(one.split("\n"), two.split("\n")):
             if a != b:
                 differ += 1
@@ -178,8 +185,7 @@ def test_without_the_ontology_only_unmentioned_multiword_values_differ():
                 for value in unmentioned:
                     fixed = fixed.replace(value, value.replace(" ", "_"))
                 assert fixed == a, (session, a, b)
-        assert one.count("\n") == two.count("\n")
-    assert differ <= 5   # README: two user turns say "pizza hut"
+    assert differ == (0 if kb_from == "published" else 2)   # README: "pizza hut", said twice
 
 
 def test_kb_from_the_logs_holds_the_offered_restaurants(tmp_path, capsys):
