@@ -197,11 +197,11 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
             ontology = Ontology.from_calls((inputs.calls[s] for s in sorted(inputs.calls)), kb)
             log(f"no ontology_dstc2.json in the inputs: taking the foods, areas, price ranges and restaurant "
                 f"names from the calls themselves ({len(inputs.calls)} calls) and the KB")
-        files, manifest_files, built = _convert(inputs, ontology, held, sessions, kb, options.seed, stage, log)
         kb_text = format_kb(kb)
         settings = {"tool": "dstc2conv", "version": __version__, "seed": options.seed,
                     "split": "dstc2" if options.dstc2_split else "published", "sample": is_sample}
         keep, remove = files_to_keep(folder, settings, kb_text, held, options.replace)
+        files, manifest_files, built = _convert(inputs, ontology, held, sessions, kb, options.seed, stage, log)
         kept_dialogs = [d for name in keep for d in read(os.path.join(folder.path, name))]
         files[CANDIDATES] = candidates(built + kept_dialogs)
         files[KB_FILE] = kb_text
