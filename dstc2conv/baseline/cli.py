@@ -1,5 +1,6 @@
 """`dstc2conv rules score | predict | report | check | tune`: the only part of the rule
-baseline that prints. Exit codes: 0 ok, 1 findings (check), 2 bad input."""
+baseline that prints. Exit codes: 0 ok, 1 findings (check), 2 bad input (a rule file's
+problems are printed one a line, all of them)."""
 from __future__ import annotations
 
 import json
@@ -14,13 +15,26 @@ DEFAULT_RULES = "rules/dstc2.yaml"
 
 
 def _load(args):
-    from ..task6 import read
-    from .engine import turns_of
+    from .engine import read_turns
     from .ruleset import load_rules
 
     ruleset = load_rules(args.rules)
-    turns = turns_of(read(args.data)) if getattr(args, "data", None) else None
+    turns = read_turns(args.data) if getattr(args, "data", None) else None
     return ruleset, turns
+
+
+def _reporting(command):
+    """Run a command; print every problem of a rule file, one a line (exit code 2)."""
+    from .problems import RuleFileError
+
+    def run(args) -> int:
+        try:
+            return command(args)
+        except RuleFileError as exc:
+            for problem in exc.problems:
+                print(f"dstc2conv: error: {problem}", file=sys.stderr)
+            return 2
+    return run
 
 
 def _predict(ruleset, turns):
@@ -135,12 +149,10 @@ def _cmd_check(args) -> int:
     from .check import find_problems
 
     ruleset, turns = _load(args)
+    findings = find_problems(ruleset, turns) if turns is not None else []
     print(f"{args.rules}: {len(ruleset.rules)} rules, {len(ruleset.patterns)} patterns: valid")
-    if turns is None:
-        return 0
-    findings = find_problems(ruleset, turns)
-    for f in findings:
-        print(f"{args.rules}:{f.line}: {f.message} ({f.rule_id})")
+    for finding in findings:
+        print(finding)
     return 1 if findings else 0
 
 
@@ -194,27 +206,27 @@ def add_parser(sub) -> None:
     p.add_argument("--history-dir", metavar="DIR",
                    help="where the last score per data file is kept (default: .dstc2conv-history/ beside the data)")
     p.add_argument("--flips", type=int, default=10, metavar="N", help="flipped turns to show (default 10)")
-    p.set_defaults(func=_cmd_score)
+    p.set_defaults(func=_reporting(_cmd_score))
 
     p = rules_sub.add_parser("predict", help="one predicted bot utterance per line")
     common(p)
     p.add_argument("--out", required=True, metavar="PREDS")
-    p.set_defaults(func=_cmd_predict)
+    p.set_defaults(func=_reporting(_cmd_predict))
 
     p = rules_sub.add_parser("report", help="per-rule, per-kind and confusion tables")
     common(p)
     p.add_argument("--format", choices=("text", "markdown", "csv"), default="text")
     p.add_argument("--out", metavar="DIR", help="folder for the CSV files (with --format csv)")
     p.add_argument("--top", type=int, default=15, metavar="N", help="rows of the kind and confusion tables")
-    p.set_defaults(func=_cmd_report)
+    p.set_defaults(func=_reporting(_cmd_report))
 
     p = rules_sub.add_parser("check", help="validate; with --data, rules that never fire or are always shadowed")
     common(p, data_required=False)
-    p.set_defaults(func=_cmd_check)
+    p.set_defaults(func=_reporting(_cmd_check))
 
     p = rules_sub.add_parser("tune", help="choose enabled rules and priorities on a validation file")
     common(p)
     p.add_argument("--out", required=True, metavar="NEW.yaml")
     p.add_argument("--budget", type=float, default=100.0, metavar="SECONDS", help="time budget (default 100)")
     p.add_argument("--force", action="store_true", help="tune even on a file that looks like a test split")
-    p.set_defaults(func=_cmd_tune)
+    p.set_defaults(func=_reporting(_cmd_tune))
