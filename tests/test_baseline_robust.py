@@ -1,9 +1,11 @@
 """The rule baseline on bad input: empty data files, rule files that are wrong in several
-places at once, of the wrong types, slow regular expressions, alias bombs."""
+places at once, of the wrong types, slow regular expressions, alias bombs; tune's
+progress and --quiet."""
 from __future__ import annotations
 
 import os
 import pickle
+import sys
 
 import pytest
 
@@ -262,3 +264,34 @@ def test_a_slow_regex_is_stopped_on_the_data(write, capsys, tmp_path, command):
     argv = [str(tmp_path / a) if a == "T" else a for a in command]
     assert _errors(capsys, "rules", argv[0], "--rules", rules, "--data", data, *argv[1:]) == [
         f"dstc2conv: error: {rules}:14: regular expression too slow (bye)"]
+
+
+# ---------------------------------------------------------------- progress
+
+def test_tune_shows_progress_on_a_terminal_only(write, capsys, monkeypatch, tmp_path):
+    # ask-food answers every turn, above bye: tuning moves bye up (round 1), then finds
+    # nothing more (round 2)
+    rules, data = write(rules=RULES.replace("priority: 90", "priority: 5").replace("{missing: [food]}",
+                                                                                 "{turn_at_least: 1}"))
+    out = str(tmp_path / "tuned.yaml")
+    assert run(["rules", "tune", "--rules", rules, "--data", data, "--out", out]) == 0
+    assert capsys.readouterr().err == ""                         # not a terminal
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert run(["rules", "tune", "--rules", rules, "--data", data, "--out", out]) == 0
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert [line.split(":")[1] for line in lines] == [" round 0", " round 1", " round 2"]
+    assert lines[0].startswith("tune: round 0: 75.00% per response, ")
+    assert lines[2].startswith("tune: round 2: 100.00% per response, ") and lines[2].endswith(" s")
+    assert "after   100.00% per response" in captured.out and "tune:" not in captured.out
+    assert run(["rules", "tune", "--rules", rules, "--data", data, "--out", out, "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_quiet_predict(write, capsys, tmp_path):
+    rules, data = write()
+    preds = str(tmp_path / "preds.txt")
+    assert run(["rules", "predict", "--rules", rules, "--data", data, "--out", preds]) == 0
+    assert capsys.readouterr().err == f"dstc2conv: 4 predictions written to {preds}\n"
+    assert run(["rules", "predict", "--rules", rules, "--data", data, "--out", preds, "--quiet"]) == 0
+    assert capsys.readouterr().err == ""

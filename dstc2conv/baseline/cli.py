@@ -23,6 +23,12 @@ def _load(args):
     return ruleset, turns
 
 
+def _say(args, message: str) -> None:
+    """A note on stderr, unless --quiet."""
+    if not args.quiet:
+        print(f"dstc2conv: {message}", file=sys.stderr)
+
+
 def _reporting(command):
     """Run a command; print every problem of a rule file, one a line (exit code 2)."""
     from .problems import RuleFileError
@@ -95,7 +101,7 @@ def _cmd_predict(args) -> int:
     predictions = _predict(ruleset, turns)
     text = "".join(p.text.replace("\n", " ") + "\n" for p in predictions)
     write_text_atomic(args.out, text)
-    print(f"{len(predictions)} predictions written to {args.out}", file=sys.stderr)
+    _say(args, f"{len(predictions)} predictions written to {args.out}")
     return 0
 
 
@@ -163,7 +169,8 @@ def _cmd_tune(args) -> int:
     if ("tst" in name or "test" in name) and not args.force:
         raise Dstc2ConvError("refusing to tune on what looks like a test split (use --force to insist)", args.data)
     ruleset, turns = _load(args)
-    tuned = tune(ruleset, turns, budget_seconds=args.budget)
+    show = not args.quiet and sys.stderr.isatty()
+    tuned = tune(ruleset, turns, budget_seconds=args.budget, progress=_tune_progress if show else None)
     with open(args.rules, encoding="utf-8") as fh:
         text = write_tuned(fh.read(), ruleset, tuned)
     text = _rebase_ontology(text, args.rules, args.out)
@@ -175,6 +182,10 @@ def _cmd_tune(args) -> int:
         print(f"  {change}")
     print(f"written to {args.out}")
     return 0
+
+
+def _tune_progress(round_: int, accuracy: float, seconds: float) -> None:
+    print(f"tune: round {round_}: {accuracy:.2%} per response, {seconds:.0f} s", file=sys.stderr, flush=True)
 
 
 def _rebase_ontology(text: str, rules_path: str, out_path: str) -> str:
@@ -198,6 +209,7 @@ def add_parser(sub) -> None:
     def common(p, data_required=True):
         p.add_argument("--rules", default=DEFAULT_RULES, metavar="FILE", help=f"rule file (default {DEFAULT_RULES})")
         p.add_argument("--data", required=data_required, metavar="T6FILE", help="a task-6 file")
+        p.add_argument("--quiet", action="store_true", help="no progress or notes on stderr (warnings stay)")
 
     p = rules_sub.add_parser("score", help="per-response and per-dialog accuracy")
     common(p)
