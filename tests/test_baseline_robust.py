@@ -1,8 +1,9 @@
 """The rule baseline on bad input: empty data files, rule files that are wrong in several
-places at once, of the wrong types, slow regular expressions, alias bombs; tune's
-progress and --quiet."""
+places at once, of the wrong types, slow regular expressions, alias bombs; the score
+history in the user's cache; tune's progress."""
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import sys
@@ -11,6 +12,7 @@ import pytest
 
 from dstc2conv.baseline.problems import Problem, RuleFileError
 from dstc2conv.baseline.ruleset import ALIAS_LIMIT, load_rules
+from dstc2conv.baseline.score import history_path
 from dstc2conv.cli import run
 from dstc2conv.errors import Dstc2ConvError
 
@@ -264,6 +266,91 @@ def test_a_slow_regex_is_stopped_on_the_data(write, capsys, tmp_path, command):
     argv = [str(tmp_path / a) if a == "T" else a for a in command]
     assert _errors(capsys, "rules", argv[0], "--rules", rules, "--data", data, *argv[1:]) == [
         f"dstc2conv: error: {rules}:14: regular expression too slow (bye)"]
+
+
+# ---------------------------------------------------------------- history
+
+def _score(capsys, rules, data, *extra):
+    assert run(["rules", "score", "--rules", rules, "--data", data, *extra]) == 0
+    return capsys.readouterr()
+
+
+def test_history_lives_in_the_user_cache_not_beside_the_data(write, capsys, tmp_path):
+    rules, data = write(folder="shared")
+    folder = tmp_path / "shared"
+    os.chmod(folder, 0o555)
+    try:
+        first = _score(capsys, rules, data)
+        assert "since the last score" not in first.out and first.err == ""
+        # the user has ask-food ask whatever the user said
+        fixed = RULES.replace("{missing: [food]}", "{turn_at_least: 1}")
+        rules, _ = write(rules=fixed, folder="other")
+        second = _score(capsys, rules, data)
+    finally:
+        os.chmod(folder, 0o755)
+    assert sorted(os.listdir(folder)) == ["data.txt"]
+    kept = history_path(data)
+    assert kept.startswith(str(tmp_path / "cache" / "dstc2conv" / "history") + os.sep)
+    assert os.path.basename(kept).startswith("data.txt-") and os.path.exists(kept)
+    assert "per-response accuracy  100.00%  (4/4)" in second.out
+    assert "since the last score   +25.00% per response (1 turns now right, 0 now wrong)" in second.out
+    # the old prediction and the new one
+    assert ("  now right: dialog 1 line 3  user: 'thai please'  gold: 'Which food?'  "
+            "was: '' (no rule)  now: 'Which food?' (ask-food)") in second.out
+
+
+def test_history_is_keyed_by_the_absolute_path(write, tmp_path):
+    rules, data = write()
+    assert history_path(data) != history_path(str(tmp_path / "elsewhere" / "data.txt"))
+    assert history_path(data, "h") == os.path.join("h", os.path.basename(history_path(data)))
+
+
+def test_a_changed_data_file_is_said_on_stderr(write, capsys):
+    rules, data = write()
+    _score(capsys, rules, data)
+    with open(data, "a") as fh:
+        fh.write("\n1 <SILENCE>\tWelcome .\n")
+    again = _score(capsys, rules, data)
+    assert "since the last score" not in again.out and "per-response accuracy  80.00%  (4/5)" in again.out
+    assert again.err == "dstc2conv: the data file changed since the last score: no comparison\n"
+    assert _score(capsys, rules, data, "--quiet").err == ""
+
+
+def test_a_corrupt_history_is_a_warning(write, capsys):
+    rules, data = write()
+    _score(capsys, rules, data)
+    path = history_path(data)
+    with open(path, "w") as fh:
+        fh.write('{"version": 2, "results": ')
+    again = _score(capsys, rules, data)
+    assert "per-response accuracy  75.00%  (3/4)" in again.out and "since the last score" not in again.out
+    assert again.err == f"dstc2conv: warning: the score history {path} is unreadable: not compared, replaced\n"
+    assert json.loads(open(path).read())["results"] == "1101"     # replaced by this score
+
+
+def test_a_failed_save_keeps_the_printed_score(write, capsys, tmp_path):
+    rules, data = write()
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    kept = history_path(data, str(blocker / "history"))
+    for extra in ([], ["--json"]):
+        result = _score(capsys, rules, data, "--history-dir", str(blocker / "history"), *extra)
+        assert "75.00%" in result.out or json.loads(result.out)["correct"] == 3
+        assert result.err.splitlines() == [
+            f"dstc2conv: warning: cannot read the score history {kept}: Not a directory",
+            f"dstc2conv: warning: the score is not kept for the next comparison: {blocker / 'history'}: "
+            "cannot create the folder: Not a directory"]
+
+
+def test_json_flips_carry_both_predictions(write, capsys):
+    rules, data = write()
+    _score(capsys, rules, data)
+    rules, _ = write(rules=RULES.replace("{missing: [food]}", "{turn_at_least: 1}"))
+    out = json.loads(_score(capsys, rules, data, "--json").out)
+    assert out["flipped_wrong"] == []
+    assert out["flipped_right"] == [{"turn": "dialog 1 line 3", "user": "thai please", "gold": "Which food?",
+                                     "before": "", "before_rule": None,
+                                     "now": "Which food?", "now_rule": "ask-food"}]
 
 
 # ---------------------------------------------------------------- progress

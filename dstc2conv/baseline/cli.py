@@ -29,6 +29,10 @@ def _say(args, message: str) -> None:
         print(f"dstc2conv: {message}", file=sys.stderr)
 
 
+def _warn(message: str) -> None:
+    print(f"dstc2conv: warning: {message}", file=sys.stderr)
+
+
 def _reporting(command):
     """Run a command; print every problem of a rule file, one a line (exit code 2)."""
     from .problems import RuleFileError
@@ -51,7 +55,7 @@ def _predict(ruleset, turns):
 
 def _cmd_score(args) -> int:
     from ..files import sha256_file
-    from .score import compare_with_history, history_path, outcomes, save_history, score, signature
+    from .score import history_path, outcomes, recall, save_history, score, signature
 
     ruleset, turns = _load(args)
     start = time.perf_counter()
@@ -63,20 +67,33 @@ def _cmd_score(args) -> int:
     change = None
     if not args.no_history:
         path = history_path(args.data, args.history_dir)
-        change = compare_with_history(path, results, data_sha)
+        recalled = recall(path, results, data_sha)
+        change = recalled.change
+        if recalled.warning:
+            _warn(recalled.note)
+        elif recalled.note:
+            _say(args, recalled.note)
+    _print_score(args, now, change, turns, predictions, seconds)
+    if not args.no_history:
         try:
-            save_history(path, results, data_sha, now)
-        except OSError as exc:
-            print(f"dstc2conv: warning: cannot keep the score history in {path}: {exc.strerror}", file=sys.stderr)
+            save_history(path, predictions, results, args.data, data_sha, now)
+        except Dstc2ConvError as exc:
+            _warn(f"the score is not kept for the next comparison: {exc}")
+    return 0
+
+
+def _print_score(args, now, change, turns, predictions, seconds) -> None:
     if args.json:
         out = now.to_dict()
         out["turns_per_second"] = round(len(turns) / seconds) if seconds else None
         if change is not None:
             out["previous"] = change.previous.to_dict()
-            out["flipped_right"] = [_where(turns[i]) for i in change.flipped_right]
-            out["flipped_wrong"] = [_where(turns[i]) for i in change.flipped_wrong]
+            for key, positions in (("flipped_right", change.flipped_right), ("flipped_wrong", change.flipped_wrong)):
+                out[key] = [{"turn": _where(turns[i]), "user": turns[i].user, "gold": turns[i].gold.strip(),
+                             "before": change.before[i].text, "before_rule": change.before[i].rule,
+                             "now": predictions[i].text, "now_rule": predictions[i].rule} for i in positions]
         print(json.dumps(out, indent=2))
-        return 0
+        return
     print(f"per-response accuracy  {now.per_response:.2%}  ({now.correct}/{now.responses})")
     print(f"per-dialog accuracy    {now.per_dialog:.2%}  ({now.dialogs_correct}/{now.dialogs})")
     print(f"signature              {now.signature}")
@@ -86,10 +103,9 @@ def _cmd_score(args) -> int:
               f"({len(change.flipped_right)} turns now right, {len(change.flipped_wrong)} now wrong)")
         for label, positions in (("now right", change.flipped_right), ("now wrong", change.flipped_wrong)):
             for i in positions[: args.flips]:
-                t, p = turns[i], predictions[i]
+                t, p, b = turns[i], predictions[i], change.before[i]
                 print(f"  {label}: {_where(t)}  user: {t.user!r}  gold: {t.gold.strip()!r}  "
-                      f"predicted: {p.text!r} ({p.rule})")
-    return 0
+                      f"was: {b.text!r} ({b.rule or 'no rule'})  now: {p.text!r} ({p.rule or 'no rule'})")
 
 
 def _where(turn) -> str:
@@ -216,7 +232,8 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-history", action="store_true", help="do not compare with, or keep, the last score")
     p.add_argument("--history-dir", metavar="DIR",
-                   help="where the last score per data file is kept (default: .dstc2conv-history/ beside the data)")
+                   help="where the last score per data file is kept "
+                        "(default: $XDG_CACHE_HOME/dstc2conv/history, else ~/.cache/dstc2conv/history)")
     p.add_argument("--flips", type=int, default=10, metavar="N", help="flipped turns to show (default 10)")
     p.set_defaults(func=_reporting(_cmd_score))
 
