@@ -23,3 +23,9 @@ def need(path: Path) -> Path:
                         "published task-6 files in ../shared")
         pytest.skip(f"{path} is absent: this test reads the DSTC2 corpus / published task-6 files from ../shared")
     return path
+
+
+@pytest.fixture(autouse=True)
+def _cache_in_tmp(tmp_path, monkeypatch):
+    """The score history goes to the user's cache: in tests, a temporary one."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))

@@ -3,20 +3,14 @@ that match only where a higher-priority rule already answers."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from .engine import Compiled, Turn, candidates
+from .problems import Problem
 from .ruleset import RuleSet, rule_order
 
 
-@dataclass(frozen=True)
-class Finding:
-    rule_id: str
-    line: int
-    message: str
-
-
-def find_problems(ruleset: RuleSet, turns: list[Turn]) -> list[Finding]:
+def find_problems(ruleset: RuleSet, turns: list[Turn]) -> list[Problem]:
     everything = sorted(ruleset.rules, key=rule_order)
     compiled = Compiled(ruleset, order=[replace(r, enabled=True) for r in everything])
     enabled = {r.id for r in ruleset.rules if r.enabled}
@@ -40,9 +34,9 @@ def find_problems(ruleset: RuleSet, turns: list[Turn]) -> list[Finding]:
         if not rule.enabled:
             continue
         if matched[rule.id] == 0:
-            findings.append(Finding(rule.id, rule.line, "never fires on this data"))
+            findings.append(Problem(ruleset.path, rule.line, "never fires on this data", rule.id))
         elif won[rule.id] == 0:
             by = ", ".join(f"{w} ({n})" for w, n in winners[rule.id].most_common(3))
-            findings.append(Finding(rule.id, rule.line,
-                                    f"always shadowed: matches {matched[rule.id]} turns, each answered first by {by}"))
+            findings.append(Problem(ruleset.path, rule.line, f"always shadowed: matches {matched[rule.id]} turns, "
+                                                             f"each answered first by {by}", rule.id))
     return findings

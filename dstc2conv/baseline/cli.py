@@ -1,5 +1,6 @@
 """`dstc2conv rules score | predict | report | check | tune`: the only part of the rule
-baseline that prints. Exit codes: 0 ok, 1 findings (check), 2 bad input."""
+baseline that prints. Exit codes: 0 ok, 1 findings (check), 2 bad input (a rule file's
+problems are printed one a line, all of them)."""
 from __future__ import annotations
 
 import json
@@ -24,13 +25,36 @@ def default_rules() -> str:
 
 
 def _load(args):
-    from ..task6 import read
-    from .engine import turns_of
+    from .engine import read_turns
     from .ruleset import load_rules
 
     ruleset = load_rules(args.rules)
-    turns = turns_of(read(args.data)) if getattr(args, "data", None) else None
+    turns = read_turns(args.data) if getattr(args, "data", None) else None
     return ruleset, turns
+
+
+def _say(args, message: str) -> None:
+    """A note on stderr, unless --quiet."""
+    if not args.quiet:
+        print(f"dstc2conv: {message}", file=sys.stderr)
+
+
+def _warn(message: str) -> None:
+    print(f"dstc2conv: warning: {message}", file=sys.stderr)
+
+
+def _reporting(command):
+    """Run a command; print every problem of a rule file, one a line (exit code 2)."""
+    from .problems import RuleFileError
+
+    def run(args) -> int:
+        try:
+            return command(args)
+        except RuleFileError as exc:
+            for problem in exc.problems:
+                print(f"dstc2conv: error: {problem}", file=sys.stderr)
+            return 2
+    return run
 
 
 def _predict(ruleset, turns):
@@ -41,7 +65,7 @@ def _predict(ruleset, turns):
 
 def _cmd_score(args) -> int:
     from ..files import sha256_file
-    from .score import compare_with_history, history_path, outcomes, save_history, score, signature
+    from .score import history_path, outcomes, recall, save_history, score, signature
 
     ruleset, turns = _load(args)
     start = time.perf_counter()
@@ -53,20 +77,33 @@ def _cmd_score(args) -> int:
     change = None
     if not args.no_history:
         path = history_path(args.data, args.history_dir)
-        change = compare_with_history(path, results, data_sha)
+        recalled = recall(path, results, data_sha)
+        change = recalled.change
+        if recalled.warning:
+            _warn(recalled.note)
+        elif recalled.note:
+            _say(args, recalled.note)
+    _print_score(args, now, change, turns, predictions, seconds)
+    if not args.no_history:
         try:
-            save_history(path, results, data_sha, now)
-        except OSError as exc:
-            print(f"dstc2conv: warning: cannot keep the score history in {path}: {exc.strerror}", file=sys.stderr)
+            save_history(path, predictions, results, args.data, data_sha, now)
+        except Dstc2ConvError as exc:
+            _warn(f"the score is not kept for the next comparison: {exc}")
+    return 0
+
+
+def _print_score(args, now, change, turns, predictions, seconds) -> None:
     if args.json:
         out = now.to_dict()
         out["turns_per_second"] = round(len(turns) / seconds) if seconds else None
         if change is not None:
             out["previous"] = change.previous.to_dict()
-            out["flipped_right"] = [_where(turns[i]) for i in change.flipped_right]
-            out["flipped_wrong"] = [_where(turns[i]) for i in change.flipped_wrong]
+            for key, positions in (("flipped_right", change.flipped_right), ("flipped_wrong", change.flipped_wrong)):
+                out[key] = [{"turn": _where(turns[i]), "user": turns[i].user, "gold": turns[i].gold.strip(),
+                             "before": change.before[i].text, "before_rule": change.before[i].rule,
+                             "now": predictions[i].text, "now_rule": predictions[i].rule} for i in positions]
         print(json.dumps(out, indent=2))
-        return 0
+        return
     print(f"per-response accuracy  {now.per_response:.2%}  ({now.correct}/{now.responses})")
     print(f"per-dialog accuracy    {now.per_dialog:.2%}  ({now.dialogs_correct}/{now.dialogs})")
     print(f"signature              {now.signature}")
@@ -76,10 +113,9 @@ def _cmd_score(args) -> int:
               f"({len(change.flipped_right)} turns now right, {len(change.flipped_wrong)} now wrong)")
         for label, positions in (("now right", change.flipped_right), ("now wrong", change.flipped_wrong)):
             for i in positions[: args.flips]:
-                t, p = turns[i], predictions[i]
+                t, p, b = turns[i], predictions[i], change.before[i]
                 print(f"  {label}: {_where(t)}  user: {t.user!r}  gold: {t.gold.strip()!r}  "
-                      f"predicted: {p.text!r} ({p.rule})")
-    return 0
+                      f"was: {b.text!r} ({b.rule or 'no rule'})  now: {p.text!r} ({p.rule or 'no rule'})")
 
 
 def _where(turn) -> str:
@@ -91,7 +127,7 @@ def _cmd_predict(args) -> int:
     predictions = _predict(ruleset, turns)
     text = "".join(p.text.replace("\n", " ") + "\n" for p in predictions)
     write_text_atomic(args.out, text)
-    print(f"{len(predictions)} predictions written to {args.out}", file=sys.stderr)
+    _say(args, f"{len(predictions)} predictions written to {args.out}")
     return 0
 
 
@@ -145,12 +181,10 @@ def _cmd_check(args) -> int:
     from .check import find_problems
 
     ruleset, turns = _load(args)
+    findings = find_problems(ruleset, turns) if turns is not None else []
     print(f"{args.rules}: {len(ruleset.rules)} rules, {len(ruleset.patterns)} patterns: valid")
-    if turns is None:
-        return 0
-    findings = find_problems(ruleset, turns)
-    for f in findings:
-        print(f"{args.rules}:{f.line}: {f.message} ({f.rule_id})")
+    for finding in findings:
+        print(finding)
     return 1 if findings else 0
 
 
@@ -161,7 +195,8 @@ def _cmd_tune(args) -> int:
     if ("tst" in name or "test" in name) and not args.force:
         raise Dstc2ConvError("refusing to tune on what looks like a test split (use --force to insist)", args.data)
     ruleset, turns = _load(args)
-    tuned = tune(ruleset, turns, budget_seconds=args.budget)
+    show = not args.quiet and sys.stderr.isatty()
+    tuned = tune(ruleset, turns, budget_seconds=args.budget, progress=_tune_progress if show else None)
     with open(args.rules, encoding="utf-8") as fh:
         text = write_tuned(fh.read(), ruleset, tuned)
     text = _rebase_ontology(text, args.rules, args.out)
@@ -173,6 +208,10 @@ def _cmd_tune(args) -> int:
         print(f"  {change}")
     print(f"written to {args.out}")
     return 0
+
+
+def _tune_progress(round_: int, accuracy: float, seconds: float) -> None:
+    print(f"tune: round {round_}: {accuracy:.2%} per response, {seconds:.0f} s", file=sys.stderr, flush=True)
 
 
 def _rebase_ontology(text: str, rules_path: str, out_path: str) -> str:
@@ -198,35 +237,37 @@ def add_parser(sub) -> None:
                        help=f"rule file (default: {DEFAULT_RULES} if it is in the current folder, "
                             "else the rules shipped with dstc2conv)")
         p.add_argument("--data", required=data_required, metavar="T6FILE", help="a task-6 file")
+        p.add_argument("--quiet", action="store_true", help="no progress or notes on stderr (warnings stay)")
 
     p = rules_sub.add_parser("score", help="per-response and per-dialog accuracy")
     common(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-history", action="store_true", help="do not compare with, or keep, the last score")
     p.add_argument("--history-dir", metavar="DIR",
-                   help="where the last score per data file is kept (default: .dstc2conv-history/ beside the data)")
+                   help="where the last score per data file is kept "
+                        "(default: $XDG_CACHE_HOME/dstc2conv/history, else ~/.cache/dstc2conv/history)")
     p.add_argument("--flips", type=int, default=10, metavar="N", help="flipped turns to show (default 10)")
-    p.set_defaults(func=_cmd_score)
+    p.set_defaults(func=_reporting(_cmd_score))
 
     p = rules_sub.add_parser("predict", help="one predicted bot utterance per line")
     common(p)
     p.add_argument("--out", required=True, metavar="PREDS")
-    p.set_defaults(func=_cmd_predict)
+    p.set_defaults(func=_reporting(_cmd_predict))
 
     p = rules_sub.add_parser("report", help="per-rule, per-kind and confusion tables")
     common(p)
     p.add_argument("--format", choices=("text", "markdown", "csv"), default="text")
     p.add_argument("--out", metavar="DIR", help="folder for the CSV files (with --format csv)")
     p.add_argument("--top", type=int, default=15, metavar="N", help="rows of the kind and confusion tables")
-    p.set_defaults(func=_cmd_report)
+    p.set_defaults(func=_reporting(_cmd_report))
 
     p = rules_sub.add_parser("check", help="validate; with --data, rules that never fire or are always shadowed")
     common(p, data_required=False)
-    p.set_defaults(func=_cmd_check)
+    p.set_defaults(func=_reporting(_cmd_check))
 
     p = rules_sub.add_parser("tune", help="choose enabled rules and priorities on a validation file")
     common(p)
     p.add_argument("--out", required=True, metavar="NEW.yaml")
     p.add_argument("--budget", type=float, default=100.0, metavar="SECONDS", help="time budget (default 100)")
     p.add_argument("--force", action="store_true", help="tune even on a file that looks like a test split")
-    p.set_defaults(func=_cmd_tune)
+    p.set_defaults(func=_reporting(_cmd_tune))

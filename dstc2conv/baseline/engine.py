@@ -13,10 +13,14 @@ won, so a turn's candidate responses can be computed once and reordered freely (
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
-from ..task6 import NO_RESULT, SILENCE, Dialog, Exchange, is_api_call
-from .ruleset import FIELD_RE, SLOTS, Rule, RuleSet
+from ..errors import Dstc2ConvError
+from ..task6 import NO_RESULT, SILENCE, Dialog, Exchange, is_api_call, read
+from .ruleset import FIELD_RE, SLOTS, Regex, Rule, RuleSet, search_bounded
+
+TIMEOUT = 0.5    # seconds a condition's regular expression may take on one text
 
 PLACEHOLDERS = {"food": "R_cuisine", "area": "R_location", "price": "R_price"}
 ATTRIBUTE_OF = {"food": "R_cuisine", "area": "R_location", "price": "R_price"}
@@ -104,10 +108,40 @@ def turns_of(dialogs: list[Dialog]) -> list[Turn]:
     return out
 
 
+def read_turns(path: str | os.PathLike) -> list[Turn]:
+    """The bot turns of a task-6 file; a file with no dialogs, or no bot turns, is an error."""
+    dialogs = read(path)
+    if not dialogs:
+        raise Dstc2ConvError("no dialogs", os.fspath(path))
+    turns = turns_of(dialogs)
+    if not turns:
+        raise Dstc2ConvError("no bot turns", os.fspath(path))
+    return turns
+
+
 # ---------------------------------------------------------------- conditions
 
-def _test(key: str, value, served_foods: frozenset = frozenset()):
+def bounded(rx: Regex, memo: dict):
+    """(cache, find) for a regular expression of a rule file: ``find(text)`` says whether
+    it occurs in ``text``, searching with a time limit (TIMEOUT, twice; past it, the
+    rule's problem is raised), and remembers it in ``cache`` (text -> bool), shared through
+    ``memo`` by every condition with the same expression. Texts repeat a lot, and a
+    look-up costs less than a search, let alone one with a time limit."""
+    cache = memo.setdefault(rx.source, {})
+    compiled = rx.compiled
+
+    def find(text: str) -> bool:
+        try:
+            found = cache[text] = search_bounded(compiled, text, TIMEOUT) is not None
+        except TimeoutError:
+            raise rx.too_slow() from None
+        return found
+    return cache, find
+
+
+def _test(key: str, value, served_foods: frozenset = frozenset(), memo: dict | None = None):
     """A predicate over (state, user, mentioned slots) for one condition."""
+    memo = {} if memo is None else memo
     if key == "first_turn":
         return lambda s, u, m: (s.turn == 0) == value
     if key == "turn_at_least":
@@ -117,14 +151,14 @@ def _test(key: str, value, served_foods: frozenset = frozenset()):
     if key == "user_silent":
         return lambda s, u, m: (u == SILENCE) == value
     if key in ("user_words", "user_regex"):
-        search = value.search
-        return lambda s, u, m: search(u) is not None
+        cache, find = bounded(value, memo)
+        return lambda s, u, m: cache[u] if u in cache else find(u)
     if key == "user_not_regex":
-        search = value.search
-        return lambda s, u, m: search(u) is None
+        cache, find = bounded(value, memo)
+        return lambda s, u, m: not (cache[u] if u in cache else find(u))
     if key == "said_before_regex":
-        search = value.search
-        return lambda s, u, m: search(s.history) is not None
+        cache, find = bounded(value, memo)
+        return lambda s, u, m: cache[s.history] if s.history in cache else find(s.history)
     if key == "marked":
         wanted = frozenset(value)
         return lambda s, u, m: wanted <= s.flags
@@ -149,8 +183,8 @@ def _test(key: str, value, served_foods: frozenset = frozenset()):
         keys = frozenset(p.pattern for p in value)
         return lambda s, u, m: keys.isdisjoint(s.said)
     if key == "prev_bot_regex":
-        search = value.search
-        return lambda s, u, m: search(s.prev_bot) is not None
+        cache, find = bounded(value, memo)
+        return lambda s, u, m: cache[s.prev_bot] if s.prev_bot in cache else find(s.prev_bot)
     if key == "filled":
         return lambda s, u, m: all(getattr(s, x) not in (None, DONTCARE) for x in value)
     if key == "unfilled":
@@ -202,8 +236,10 @@ class Compiled:
         self.ruleset = ruleset
         rules = order if order is not None else ruleset.ordered()
         served = ruleset.ontology.served
-        self.state_rules = [(r, [_test(k, v, served) for k, v in r.when]) for r in rules if r.updates_state]
-        self.response_rules = [(r, [_test(k, v, served) for k, v in r.when]) for r in rules if not r.updates_state]
+        memo: dict = {}    # what each regex found, per text
+        self.state_rules = [(r, [_test(k, v, served, memo) for k, v in r.when]) for r in rules if r.updates_state]
+        self.response_rules = [(r, [_test(k, v, served, memo) for k, v in r.when])
+                               for r in rules if not r.updates_state]
         self.ontology = ruleset.ontology
         self.namers = [_name_regex(t) for t in ruleset.patterns.values() if "{name}" in t]
         # the patterns that `said`, `not_said`, `prev_bot`, `prev_bot_not` test, and, per
@@ -376,5 +412,5 @@ def correct(prediction: str, gold: str) -> bool:
     return prediction.strip() == gold.strip()
 
 
-__all__ = ["State", "Turn", "turns_of", "Compiled", "Prediction", "predict", "candidates", "observe",
+__all__ = ["State", "Turn", "turns_of", "read_turns", "Compiled", "Prediction", "predict", "candidates", "observe",
            "correct"]

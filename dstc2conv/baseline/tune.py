@@ -47,7 +47,10 @@ def _accuracy(order: list[str], table) -> float:
     return right / len(table) if table else 0.0
 
 
-def tune(ruleset: RuleSet, turns: list[Turn], budget_seconds: float = 100.0) -> Tuned:
+def tune(ruleset: RuleSet, turns: list[Turn], budget_seconds: float = 100.0, progress=None) -> Tuned:
+    """``progress(round, accuracy, seconds)``, if given, is called after every round (round
+    0: the rules as they are), with the best accuracy so far and the time since the start."""
+    start = time.monotonic()
     everything = sorted(ruleset.rules, key=rule_order)
     responders = [r for r in everything if not r.updates_state]
     table = _table(Compiled(ruleset, order=[replace(r, enabled=True) for r in everything]), turns)
@@ -55,10 +58,14 @@ def tune(ruleset: RuleSet, turns: list[Turn], budget_seconds: float = 100.0) -> 
     enabled = {r.id: r.enabled for r in responders}
     active = lambda o: [i for i in o if enabled[i]]        # noqa: E731
     before = best = _accuracy(active(order), table)
-    deadline = time.monotonic() + budget_seconds
+    deadline = start + budget_seconds
     improved = True
+    rounds = 0
+    if progress:
+        progress(rounds, best, time.monotonic() - start)
     while improved and time.monotonic() < deadline:
         improved = False
+        rounds += 1
         for rule_id in list(order):
             # 1. toggle
             enabled[rule_id] = not enabled[rule_id]
@@ -82,6 +89,8 @@ def tune(ruleset: RuleSet, turns: list[Turn], budget_seconds: float = 100.0) -> 
                 order, improved = best_move, True
             if time.monotonic() > deadline:
                 break
+        if progress:
+            progress(rounds, best, time.monotonic() - start)
     return Tuned(before, best, *_apply(ruleset, everything, order, enabled))
 
 

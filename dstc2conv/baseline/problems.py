@@ -1,0 +1,32 @@
+"""Problems found in a rule file (or an ontology file), all reported at once."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import Dstc2ConvError
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem: printed as ``file:line: message (rule-id)``, unknown parts left out."""
+    path: str
+    line: int | None
+    message: str
+    rule_id: str | None = None
+
+    def __str__(self) -> str:
+        return str(Dstc2ConvError(self.message, self.path, self.line, self.rule_id))
+
+
+class RuleFileError(Dstc2ConvError):
+    """Every problem of a file; as a Dstc2ConvError it is the first of them."""
+
+    def __init__(self, problems):
+        problems = tuple(problems)
+        first = problems[0]
+        super().__init__(first.message, first.path, first.line, first.rule_id)
+        self.args = (problems,)          # so it pickles whole
+        self.problems = problems
+
+    def __str__(self) -> str:
+        return "\n".join(str(p) for p in self.problems)

@@ -1,0 +1,384 @@
+"""The rule baseline on bad input: empty data files, rule files that are wrong in several
+places at once, of the wrong types, slow regular expressions, alias bombs; the score
+history in the user's cache; tune's progress."""
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import sys
+
+import pytest
+
+from dstc2conv.baseline.problems import Problem, RuleFileError
+from dstc2conv.baseline.ruleset import ALIAS_LIMIT, load_rules
+from dstc2conv.baseline.score import history_path
+from dstc2conv.cli import run
+from dstc2conv.errors import Dstc2ConvError
+
+ONTOLOGY = """\
+food: [thai, noodles]
+area: [north, south]
+price: [cheap, expensive]
+served: [thai]
+"""
+
+RULES = """\
+ontology: ontology.yaml
+patterns:
+  hello: Welcome .
+  ask_food: Which food?
+  offer: "{name} serves {food}"
+  bye: you are welcome
+rules:
+  - id: greet
+    priority: 100
+    when: {first_turn: true}
+    say: hello
+  - id: bye
+    priority: 90
+    when: {user_words: [bye]}
+    say: bye
+  - id: ask-food
+    priority: 10
+    when: {missing: [food]}
+    say: ask_food
+"""
+
+DIALOG = """\
+1 <SILENCE>\tWelcome .
+2 hello\tWhich food?
+3 thai please\tWhich food?
+4 bye\t you are welcome
+"""
+
+
+@pytest.fixture
+def write(tmp_path):
+    def _write(rules=RULES, ontology=ONTOLOGY, data=DIALOG, folder="."):
+        where = tmp_path / folder
+        where.mkdir(exist_ok=True)
+        (tmp_path / "ontology.yaml").write_text(ontology)
+        (tmp_path / "rules.yaml").write_text(rules)
+        (where / "data.txt").write_text(data)
+        return str(tmp_path / "rules.yaml"), str(where / "data.txt")
+    return _write
+
+
+def _errors(capsys, *argv) -> list[str]:
+    assert run(list(argv)) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" or "valid" not in captured.out
+    return captured.err.splitlines()
+
+
+# ---------------------------------------------------------------- empty data
+
+@pytest.mark.parametrize("data, message", [("", "no dialogs"), ("\n\n", "no dialogs"),
+                                           ("1 api_call no result\n2 pasta_palace R_cuisine italian\n", "no bot turns")])
+@pytest.mark.parametrize("command", [["score"], ["score", "--no-history"], ["predict", "--out", "P"],
+                                     ["report"], ["tune", "--out", "T"], ["check"]])
+def test_a_data_file_without_bot_turns_is_an_error(write, capsys, tmp_path, data, message, command):
+    rules, data_path = write(data=data)
+    argv = [str(tmp_path / a) if a in ("P", "T") else a for a in command]
+    assert _errors(capsys, "rules", *argv[:1], "--rules", rules, "--data", data_path, *argv[1:]) == [
+        f"dstc2conv: error: {data_path}: {message}"]
+    assert not (tmp_path / "P").exists() and not (tmp_path / "T").exists()
+
+
+# ---------------------------------------------------------------- every problem at once
+
+BROKEN = """\
+ontology: ontology.yaml
+colour: red
+patterns:
+  hello: Welcome .
+  ask_food: Which food?
+  offer: "{name} serves {food}"
+  two: "{name}{food} here"
+  bye: you are welcome
+rules:
+  - id: greet
+    priority: high
+    when: {first_turn: true}
+    say: hello
+  - id: bye
+    priority: 90
+    enabled: "false"
+    when: {user_words: [[phone, number], 3, null]}
+    say: bye
+  - id: mark-food
+    when: {user_silent: yes}
+    set: {food: thai}
+    offer: true
+  - id: bye
+    when: {turn_at_least: true, marked: [never]}
+    say: byebye
+"""
+
+
+def test_every_problem_of_a_file_is_reported_at_once(write, capsys):
+    rules, _ = write(rules=BROKEN, ontology=ONTOLOGY + "colours: [red]\nsynonyms: {food: {tai: 3}}\n")
+    ontology = os.path.join(os.path.dirname(rules), "ontology.yaml")
+    expected = [
+        f"{rules}:2: unknown key 'colour' (known: ontology, patterns, rules)",
+        f"{rules}:7: pattern 'two': two fields in one word",
+        f"{rules}:11: 'priority' must be an integer, not 'high' (greet)",
+        f"{rules}:16: 'enabled' must be true or false, not 'false' (bye)",
+        f"{rules}:17: condition 'user_words': item 1 must be a non-empty string, not a list (bye)",
+        f"{rules}:22: 'offer' goes with 'say' (a response that names the restaurant offered) (mark-food)",
+        f"{rules}:23: duplicate rule id (first at line 14) (bye)",
+        f"{rules}:24: condition 'turn_at_least' takes an integer, not True (bye)",
+        f"{rules}:25: no pattern named 'byebye' (bye)",
+        f"{ontology}:5: unknown key 'colours' (known: area, food, price, served, synonyms)",
+        f"{ontology}:6: synonym 'tai' maps to 3, which is not a food value",
+    ]
+    with pytest.raises(RuleFileError) as err:
+        load_rules(rules)
+    assert [str(p) for p in err.value.problems] == expected
+    assert (err.value.path, err.value.line, err.value.rule_id) == (rules, 2, None)   # the first
+    assert _errors(capsys, "rules", "check", "--rules", rules) == [f"dstc2conv: error: {e}" for e in expected]
+    # `marked: [never]` is not reported: its rule has other problems, so it is not built
+
+
+def test_problems_are_frozen_values_and_the_error_pickles(write):
+    problem = Problem("r.yaml", 3, "bad", "rule-1")
+    assert str(problem) == "r.yaml:3: bad (rule-1)" and str(Problem("o.yaml", None, "bad")) == "o.yaml: bad"
+    with pytest.raises(AttributeError):
+        problem.line = 4
+    error = pickle.loads(pickle.dumps(RuleFileError([problem, Problem("r.yaml", 9, "worse")])))
+    assert isinstance(error, Dstc2ConvError)
+    assert str(error) == "r.yaml:3: bad (rule-1)\nr.yaml:9: worse"
+
+
+# ---------------------------------------------------------------- strict types
+
+@pytest.mark.parametrize("edit, line, message, rule_id", [
+    (("{user_words: [bye]}", "{user_words: [[phone, number], 3, null]}"), 14,
+     "condition 'user_words': item 1 must be a non-empty string, not a list", "bye"),
+    (("{user_words: [bye]}", "{user_words: [bye, 3]}"), 14,
+     "condition 'user_words': item 2 must be a non-empty string, not 3", "bye"),
+    (("{user_words: [bye]}", "{user_words: [bye, null]}"), 14,
+     "condition 'user_words': item 2 must be a non-empty string, not null (nothing)", "bye"),
+    (("{user_words: [bye]}", "{user_words: []}"), 14,
+     "condition 'user_words' takes a non-empty list of strings, not a list", "bye"),
+    (("    say: bye\n", "    say: bye\n    enabled: \"false\"\n"), 16,
+     "'enabled' must be true or false, not 'false'", "bye"),
+    (("    say: bye\n", "    say: bye\n    enabled: 0\n"), 16, "'enabled' must be true or false, not 0", "bye"),
+    (("    say: bye\n", "    say: bye\n    api_call: 1\n"), 16, "'api_call' must be true or false, not 1", "bye"),
+    (("    say: bye\n", "    say: bye\n    note: [a]\n"), 16, "'note' must be text, not a list", "bye"),
+    (("    priority: 90\n", "    priority: true\n"), 13, "'priority' must be an integer, not True", "bye"),
+    (("    priority: 90\n", "    priority: 9.5\n"), 13, "'priority' must be an integer, not 9.5", "bye"),
+    (("{first_turn: true}", "{first_turn: 1}"), 10, "condition 'first_turn' takes true or false, not 1", "greet"),
+    (("{first_turn: true}", "{turn_at_most: false}"), 10,
+     "condition 'turn_at_most' takes an integer, not False", "greet"),
+    (("{first_turn: true}", "{user_regex: 3}"), 10,
+     "condition 'user_regex' takes a regular expression (a string), not 3", "greet"),
+    (("{missing: [food]}", "{missing: [food, 2]}"), 18,
+     "condition 'missing': item 2 must be a non-empty string, not 2", "ask-food"),
+    (("    when: {missing: [food]}\n    say: ask_food\n",
+      "    when: {missing: [food]}\n    set: {food: thai}\n    offer: true\n"), 20,
+     "'offer' goes with 'say' (a response that names the restaurant offered)", "ask-food"),
+    (("    when: {missing: [food]}\n    say: ask_food\n", "    when: {missing: [food]}\n    set: {food: 7}\n"), 19,
+     "'set': food takes a value, dontcare or null, not 7", "ask-food"),
+    (("    when: {missing: [food]}\n    say: ask_food\n", "    when: {missing: [food]}\n    mark: [a, [b]]\n"),
+     19, "'mark' takes a flag name or a list of them", "ask-food"),
+    (("  bye: you are welcome\n", "  bye: 42\n"), 6, "pattern 'bye' must be a string, not 42", None),
+    (("  - id: ask-food\n", "  - id: 12\n"), 16, "a rule needs an 'id' (a string)", None),
+])
+def test_types_are_checked_strictly(write, capsys, edit, line, message, rule_id):
+    assert edit[0] in RULES
+    rules, _ = write(rules=RULES.replace(*edit))
+    with pytest.raises(RuleFileError) as err:
+        load_rules(rules)
+    problems = err.value.problems
+    assert (problems[0].path, problems[0].line, problems[0].rule_id) == (rules, line, rule_id)
+    assert problems[0].message.startswith(message)
+    suffix = f" ({rule_id})" if rule_id else ""
+    assert _errors(capsys, "rules", "check", "--rules", rules)[0].startswith(f"dstc2conv: error: {rules}:{line}: ")
+    assert str(problems[0]).endswith(suffix)
+
+
+@pytest.mark.parametrize("ontology, line, message", [
+    (ONTOLOGY + "colour: [red]\n", 5, "unknown key 'colour' (known: area, food, price, served, synonyms)"),
+    (ONTOLOGY.replace("[thai, noodles]", "[thai, 3]"), 1, "'food': item 2 must be a non-empty string, not 3"),
+    (ONTOLOGY.replace("[cheap, expensive]", "cheap"), 3, "'price' takes a list of values"),
+    (ONTOLOGY.replace("served: [thai]", "served: [thai, pizza]"), 4, "served: 'pizza' is not a food value"),
+    (ONTOLOGY + "synonyms:\n  food:\n    tai: [thai]\n", 7, "synonym 'tai' maps to a list, which is not a food value"),
+    (ONTOLOGY + "synonyms:\n  colour:\n    red: thai\n", 6, "synonyms: unknown slot 'colour'"),
+])
+def test_ontology_problems(write, capsys, ontology, line, message):
+    rules, _ = write(ontology=ontology)
+    path = os.path.join(os.path.dirname(rules), "ontology.yaml")
+    assert _errors(capsys, "rules", "check", "--rules", rules)[0].startswith(
+        f"dstc2conv: error: {path}:{line}: {message}")
+
+
+def test_a_valid_file_still_loads(write, capsys):
+    rules, data = write()
+    assert run(["rules", "check", "--rules", rules, "--data", data]) == 0
+    assert capsys.readouterr().out == f"{rules}: 3 rules, 4 patterns: valid\n"
+
+
+# ---------------------------------------------------------------- bounds
+
+def _alias_bomb(levels: int) -> str:
+    lines = ["  a0: &a0 [w, w, w, w, w, w, w, w, w]"]
+    for i in range(1, levels):
+        lines.append(f"  a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]")
+    return "anchors:\n" + "\n".join(lines) + "\n"
+
+
+def test_an_alias_bomb_is_refused_with_its_line(write, capsys):
+    # nine levels of nine aliases: 9**9 words if expanded; it stops where the aliases so far
+    # pass ALIAS_LIMIT nodes: a4 (each of its aliases brings 9**3 + 9**2 + 9 + 1 = 820 nodes)
+    bomb = _alias_bomb(9)
+    rules = RULES.replace("rules:\n", bomb + "rules:\n").replace("{user_words: [bye]}", "{user_words: *a8}")
+    rules_path, data = write(rules=rules)
+    line = rules.splitlines().index([x for x in rules.splitlines() if x.startswith("  a4:")][0]) + 1
+    assert _errors(capsys, "rules", "score", "--rules", rules_path, "--data", data) == [
+        f"dstc2conv: error: {rules_path}:{line}: YAML: aliases expand to more than {ALIAS_LIMIT} nodes"]
+
+
+def test_a_few_aliases_are_fine(write, capsys):
+    rules = RULES.replace("rules:\n", "rules:\n  - id: thanks\n    when: {user_words: &bye [thanks, bye]}\n"
+                                      "    say: bye\n").replace("{user_words: [bye]}", "{user_words: *bye}")
+    rules_path, data = write(rules=rules)
+    ruleset = load_rules(rules_path)
+    assert [r.id for r in ruleset.rules] == ["thanks", "greet", "bye", "ask-food"]
+
+
+def test_a_slow_regex_is_found_when_the_rules_load(write, capsys):
+    # catastrophic backtracking on a run of "a" that does not end the text
+    rules, data = write(rules=RULES.replace("{user_words: [bye]}", "{user_regex: '^(a|a)+$'}"))
+    expected = [f"dstc2conv: error: {rules}:14: regular expression too slow (bye)"]
+    assert _errors(capsys, "rules", "check", "--rules", rules) == expected
+    assert _errors(capsys, "rules", "score", "--rules", rules, "--data", data) == expected
+
+
+@pytest.mark.parametrize("command", [["score", "--no-history"], ["check"], ["tune", "--out", "T"]])
+def test_a_slow_regex_is_stopped_on_the_data(write, capsys, tmp_path, command):
+    # "abab...ab!" backtracks 2**30 ways; the probe when loading does not try it
+    rules, data = write(rules=RULES.replace("{user_words: [bye]}", "{user_regex: '^(ab|ab)+$'}"),
+                        data=DIALOG.replace("3 thai please", "3 " + "ab" * 30 + "!"))
+    assert run(["rules", "check", "--rules", rules]) == 0
+    capsys.readouterr()
+    argv = [str(tmp_path / a) if a == "T" else a for a in command]
+    assert _errors(capsys, "rules", argv[0], "--rules", rules, "--data", data, *argv[1:]) == [
+        f"dstc2conv: error: {rules}:14: regular expression too slow (bye)"]
+
+
+# ---------------------------------------------------------------- history
+
+def _score(capsys, rules, data, *extra):
+    assert run(["rules", "score", "--rules", rules, "--data", data, *extra]) == 0
+    return capsys.readouterr()
+
+
+def test_history_lives_in_the_user_cache_not_beside_the_data(write, capsys, tmp_path):
+    rules, data = write(folder="shared")
+    folder = tmp_path / "shared"
+    os.chmod(folder, 0o555)
+    try:
+        first = _score(capsys, rules, data)
+        assert "since the last score" not in first.out and first.err == ""
+        # the user has ask-food ask whatever the user said
+        fixed = RULES.replace("{missing: [food]}", "{turn_at_least: 1}")
+        rules, _ = write(rules=fixed, folder="other")
+        second = _score(capsys, rules, data)
+    finally:
+        os.chmod(folder, 0o755)
+    assert sorted(os.listdir(folder)) == ["data.txt"]
+    kept = history_path(data)
+    assert kept.startswith(str(tmp_path / "cache" / "dstc2conv" / "history") + os.sep)
+    assert os.path.basename(kept).startswith("data.txt-") and os.path.exists(kept)
+    assert "per-response accuracy  100.00%  (4/4)" in second.out
+    assert "since the last score   +25.00% per response (1 turns now right, 0 now wrong)" in second.out
+    # the old prediction and the new one
+    assert ("  now right: dialog 1 line 3  user: 'thai please'  gold: 'Which food?'  "
+            "was: '' (no rule)  now: 'Which food?' (ask-food)") in second.out
+
+
+def test_history_is_keyed_by_the_absolute_path(write, tmp_path):
+    rules, data = write()
+    assert history_path(data) != history_path(str(tmp_path / "elsewhere" / "data.txt"))
+    assert history_path(data, "h") == os.path.join("h", os.path.basename(history_path(data)))
+
+
+def test_a_changed_data_file_is_said_on_stderr(write, capsys):
+    rules, data = write()
+    _score(capsys, rules, data)
+    with open(data, "a") as fh:
+        fh.write("\n1 <SILENCE>\tWelcome .\n")
+    again = _score(capsys, rules, data)
+    assert "since the last score" not in again.out and "per-response accuracy  80.00%  (4/5)" in again.out
+    assert again.err == "dstc2conv: the data file changed since the last score: no comparison\n"
+    assert _score(capsys, rules, data, "--quiet").err == ""
+
+
+def test_a_corrupt_history_is_a_warning(write, capsys):
+    rules, data = write()
+    _score(capsys, rules, data)
+    path = history_path(data)
+    with open(path, "w") as fh:
+        fh.write('{"version": 2, "results": ')
+    again = _score(capsys, rules, data)
+    assert "per-response accuracy  75.00%  (3/4)" in again.out and "since the last score" not in again.out
+    assert again.err == f"dstc2conv: warning: the score history {path} is unreadable: not compared, replaced\n"
+    assert json.loads(open(path).read())["results"] == "1101"     # replaced by this score
+
+
+def test_a_failed_save_keeps_the_printed_score(write, capsys, tmp_path):
+    rules, data = write()
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    kept = history_path(data, str(blocker / "history"))
+    for extra in ([], ["--json"]):
+        result = _score(capsys, rules, data, "--history-dir", str(blocker / "history"), *extra)
+        assert "75.00%" in result.out or json.loads(result.out)["correct"] == 3
+        assert result.err.splitlines() == [
+            f"dstc2conv: warning: cannot read the score history {kept}: Not a directory",
+            f"dstc2conv: warning: the score is not kept for the next comparison: {blocker / 'history'}: "
+            "cannot create the folder: Not a directory"]
+
+
+def test_json_flips_carry_both_predictions(write, capsys):
+    rules, data = write()
+    _score(capsys, rules, data)
+    rules, _ = write(rules=RULES.replace("{missing: [food]}", "{turn_at_least: 1}"))
+    out = json.loads(_score(capsys, rules, data, "--json").out)
+    assert out["flipped_wrong"] == []
+    assert out["flipped_right"] == [{"turn": "dialog 1 line 3", "user": "thai please", "gold": "Which food?",
+                                     "before": "", "before_rule": None,
+                                     "now": "Which food?", "now_rule": "ask-food"}]
+
+
+# ---------------------------------------------------------------- progress
+
+def test_tune_shows_progress_on_a_terminal_only(write, capsys, monkeypatch, tmp_path):
+    # ask-food answers every turn, above bye: tuning moves bye up (round 1), then finds
+    # nothing more (round 2)
+    rules, data = write(rules=RULES.replace("priority: 90", "priority: 5").replace("{missing: [food]}",
+                                                                                 "{turn_at_least: 1}"))
+    out = str(tmp_path / "tuned.yaml")
+    assert run(["rules", "tune", "--rules", rules, "--data", data, "--out", out]) == 0
+    assert capsys.readouterr().err == ""                         # not a terminal
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert run(["rules", "tune", "--rules", rules, "--data", data, "--out", out]) == 0
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert [line.split(":")[1] for line in lines] == [" round 0", " round 1", " round 2"]
+    assert lines[0].startswith("tune: round 0: 75.00% per response, ")
+    assert lines[2].startswith("tune: round 2: 100.00% per response, ") and lines[2].endswith(" s")
+    assert "after   100.00% per response" in captured.out and "tune:" not in captured.out
+    assert run(["rules", "tune", "--rules", rules, "--data", data, "--out", out, "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_quiet_predict(write, capsys, tmp_path):
+    rules, data = write()
+    preds = str(tmp_path / "preds.txt")
+    assert run(["rules", "predict", "--rules", rules, "--data", data, "--out", preds]) == 0
+    assert capsys.readouterr().err == f"dstc2conv: 4 predictions written to {preds}\n"
+    assert run(["rules", "predict", "--rules", rules, "--data", data, "--out", preds, "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
