@@ -9,6 +9,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import tarfile
+import threading
+import time
 import zlib
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -187,7 +189,7 @@ def _mine(session: str, part: tuple[int, int]) -> bool:
     return parts == 1 or zlib.crc32(session.encode()) % parts == index
 
 
-def _read_tarball(path: str, wanted, part: tuple[int, int] = (0, 1), parent: int | None = None) -> Source:
+def _read_tarball(path: str, wanted, part: tuple[int, int] = (0, 1)) -> Source:
     pending: dict[str, dict[str, bytes]] = {}
     calls: dict[str, Call] = {}
     flists: dict[str, tuple[str, ...]] = {}
@@ -195,8 +197,6 @@ def _read_tarball(path: str, wanted, part: tuple[int, int] = (0, 1), parent: int
     try:
         with tarfile.open(path, "r:*") as tf:
             for member in tf:
-                if parent is not None and os.getppid() != parent:
-                    os._exit(1)  # a worker whose build was killed stops with it
                 if not member.isfile():
                     continue
                 name = member.name
@@ -241,7 +241,7 @@ def _named_flists(by_file: dict) -> dict:
     return {split: by_file[name] for split, name in FLISTS.items() if name in by_file}
 
 
-def _read_folder(path: str, wanted, part: tuple[int, int] = (0, 1), parent: int | None = None) -> Source:
+def _read_folder(path: str, wanted, part: tuple[int, int] = (0, 1)) -> Source:
     """An unpacked release: flists and the ontology from ``scripts/config/``, calls from
     ``data/<folder>/<session>/{log,label}.json`` (either part may be absent)."""
     config = os.path.join(path, "scripts", "config")
@@ -260,8 +260,6 @@ def _read_folder(path: str, wanted, part: tuple[int, int] = (0, 1), parent: int 
     calls = {}
     if wanted is None or wanted:
         for session in _folder_sessions(data):
-            if parent is not None and os.getppid() != parent:
-                os._exit(1)
             if wanted is not None and session not in wanted or not _mine(session, part):
                 continue
             folder = os.path.join(data, session)
@@ -285,10 +283,20 @@ def _folder_sessions(data: str) -> list[str]:
     return sessions
 
 
-def _read_part(path: str, wanted, part: tuple[int, int], parent: int | None = None) -> Source:
-    """``parent``: in a worker process, the build's process id (the worker exits when it is gone)."""
+def _read_part(path: str, wanted, part: tuple[int, int]) -> Source:
     reader = _read_folder if os.path.isdir(path) else _read_tarball
-    return reader(path, wanted, part, parent)
+    return reader(path, wanted, part)
+
+
+def _die_with(parent: int) -> None:
+    """In a worker process: exit as soon as the build process that started it is gone
+    (killed, even with SIGKILL), whether the worker is reading or waiting for work."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.1)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def read_source(path: str | os.PathLike, wanted=None, workers: int = 1) -> Source:
@@ -303,8 +311,9 @@ def read_source(path: str | os.PathLike, wanted=None, workers: int = 1) -> Sourc
     if workers <= 1 or wanted is not None and len(wanted) == 0:
         return _read_part(path, wanted, (0, 1))
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    with ProcessPoolExecutor(workers - 1, mp_context=context) as pool:
-        others = [pool.submit(_read_part, path, wanted, (i, workers), os.getpid()) for i in range(1, workers)]
+    with ProcessPoolExecutor(workers - 1, mp_context=context, initializer=_die_with,
+                             initargs=(os.getpid(),)) as pool:
+        others = [pool.submit(_read_part, path, wanted, (i, workers)) for i in range(1, workers)]
         parts = [_read_part(path, wanted, (0, workers))] + [f.result() for f in others]
     calls = {}
     for source in parts:

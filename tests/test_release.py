@@ -365,6 +365,26 @@ def test_workers_die_with_a_killed_build(tmp_path):
     assert not any(_alive(w) for w in workers)
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="looks for the workers in /proc")
+def test_an_idle_worker_dies_with_a_killed_build():
+    """A worker that has done its share and waits for work also stops with the build."""
+    script = ("import concurrent.futures, multiprocessing, os, sys, time\n"
+              "from dstc2conv.dstc2 import _die_with\n"
+              "pool = concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context('fork'), "
+              "initializer=_die_with, initargs=(os.getpid(),))\n"
+              "print(pool.submit(os.getpid).result(), flush=True)\n"
+              "time.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    worker = int(proc.stdout.readline())
+    assert _alive(worker)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.time() + 5
+    while _alive(worker) and time.time() < deadline:
+        time.sleep(0.05)
+    assert not _alive(worker)
+
+
 # ---------------------------------------------------------------- usage errors
 
 @pytest.mark.parametrize("jobs", ["0", "-2", "two"])
