@@ -43,8 +43,13 @@ class Ontology:
 
     @classmethod
     def from_json(cls, data: dict) -> "Ontology":
+        """From DSTC2's ``ontology_dstc2.json``; KeyError or TypeError if its
+        ``informable`` food/area/pricerange/name lists are missing or hold other than text."""
         informable = data["informable"]
-        return cls(*(tuple(informable[k]) for k in ONTOLOGY_SLOTS))
+        lists = [informable[k] for k in ONTOLOGY_SLOTS]
+        if not all(isinstance(values, list) and all(isinstance(v, str) for v in values) for values in lists):
+            raise TypeError("not lists of text")
+        return cls(*(tuple(values) for values in lists))
 
     @classmethod
     def from_calls(cls, calls, kb: KB | None = None) -> "Ontology":

@@ -148,7 +148,7 @@ def gather(paths: list[str], splits: tuple[str, ...], jobs: int = 1,
         try:
             ontology = Ontology.from_json(ontology_json)
         except (KeyError, TypeError):
-            raise Dstc2ConvError("malformed ontology: no informable food/area/pricerange/name lists",
+            raise Dstc2ConvError("malformed ontology: it needs informable food, area, pricerange and name lists of text",
                                  f"{ontology_from}:scripts/config/{ONTOLOGY}") from None
         ontology_from = f"{ontology_from}:scripts/config/{ONTOLOGY}"
 

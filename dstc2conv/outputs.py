@@ -76,7 +76,10 @@ class OutputFolder:
     def __exit__(self, *exc) -> None:
         if self._work is not None and os.path.isdir(self._work):
             if os.path.isfile(os.path.join(self._work, COMMIT)):
-                _finish(self.path, self._work)  # stopped while putting files in place: finish
+                try:  # stopped while putting files in place: finish, or leave it to the next build
+                    _finish(self.path, self._work)
+                except OSError:
+                    pass
             else:
                 shutil.rmtree(self._work, ignore_errors=True)
         self._release()
@@ -111,7 +114,11 @@ class OutputFolder:
         except OSError as exc:
             shutil.rmtree(self._work, ignore_errors=True)
             raise Dstc2ConvError(f"cannot write the outputs: {exc.strerror}", self.path) from None
-        _finish(self.path, self._work)
+        try:
+            _finish(self.path, self._work)
+        except OSError as exc:
+            raise Dstc2ConvError(f"cannot put the outputs in place ({exc.strerror}): the next build into "
+                                 "this folder finishes it", self.path) from None
         return [os.path.join(self.path, name) for name in names]
 
 

@@ -139,6 +139,20 @@ def test_scripts_tarball_gives_flists_and_ontology(tmp_path, capsys, official):
            "which is not in the data: --split train needs dstc2_traindev.tar.gz" in err
 
 
+@pytest.mark.parametrize("informable", [{"food": ["thai"]}, {"food": [3], "area": [], "pricerange": [], "name": []},
+                                        "everything"])
+def test_a_malformed_ontology_is_named(tmp_path, capsys, informable):
+    import shutil
+
+    raw = tmp_path / "raw"
+    shutil.copytree(SAMPLE, raw)
+    (raw / "scripts" / "config" / "ontology_dstc2.json").write_text(json.dumps({"informable": informable}))
+    code, err = _build(capsys, tmp_path / "o", "test", raw)
+    assert code == 2
+    assert err == f"dstc2conv: error: {raw}:scripts/config/ontology_dstc2.json: malformed ontology: it needs " \
+                  "informable food, area, pricerange and name lists of text\n"
+
+
 def test_the_ontology_derived_from_the_calls():
     from dstc2conv.convert import Ontology
     from dstc2conv.dstc2 import read_source
