@@ -18,7 +18,7 @@ from .convert import Ontology, convert_call, make_lexicon
 from .dstc2 import Call
 from .errors import Dstc2ConvError
 from .files import sha256_file
-from .inputs import DEFAULT_RAW_DIR, Inputs, default_sources, gather, held_splits
+from .inputs import DEFAULT_RAW_DIR, default_sources, gather, held_splits, needed_flists
 from .kb import KB, format_kb, kb_from_acts, read_kb
 from .outputs import MANIFEST, OutputFolder
 from .task6 import Dialog, Exchange, read, serialize
@@ -120,26 +120,33 @@ def _sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def files_to_keep(folder: OutputFolder, settings: dict, kb_text: str, splits: tuple[str, ...],
-                  replace: bool) -> tuple[dict, tuple[str, ...]]:
-    """The task-6 files of other splits already in the output folder: those of a build
-    with the same settings and KB are kept in the set (returns their manifest entries);
-    others are removed with ``replace``, else the build stops saying why."""
-    others = [FILE_OF_SPLIT[s] for s in ("train", "dev", "test") if s not in splits]
+def files_to_keep(folder: OutputFolder, settings: dict, kb_text: str, entries: dict,
+                  replace: bool) -> tuple[dict, list, tuple[str, ...]]:
+    """The task-6 files of other splits already in the output folder, given the manifest
+    ``entries`` of the files this build writes. Those of a build with the same settings
+    and KB (and, for train and dev, which are one pool of calls, the same inputs) are kept
+    in the set: returns their manifest entries and the old manifest's inputs. Others are
+    removed with ``replace``, else the build stops saying why."""
+    others = [name for name in FILE_OF_SPLIT.values() if name not in entries]
     present = [name for name in others if os.path.isfile(os.path.join(folder.path, name))]
     if not present:
-        return {}, ()
+        return {}, [], ()
     try:
         manifest = json.loads(folder.existing(MANIFEST) or "null")
     except ValueError:
         manifest = None
-    entries = manifest.get("files", {}) if isinstance(manifest, dict) else {}
-    checksums = manifest.get("checksums", {}) if isinstance(manifest, dict) else {}
+    if not isinstance(manifest, dict):
+        manifest = {}
+    old_entries = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
+    checksums = manifest.get("checksums") if isinstance(manifest.get("checksums"), dict) else {}
+    pool = [e["inputs"] for e in entries.values() if e["split"] in ("train", "dev")]
     keep, stale = {}, []
     for name in present:
-        entry = entries.get(name)
+        entry = old_entries.get(name)
         text = folder.existing(name)
-        if not isinstance(entry, dict) or text is None or checksums.get(name) != _sha256_text(text):
+        if not manifest:
+            stale.append((name, "no manifest.json lists it"))
+        elif not isinstance(entry, dict) or text is None or checksums.get(name) != _sha256_text(text):
             stale.append((name, "it is not the file its manifest.json lists"))
         elif any(manifest.get(k) != settings[k] for k in SET_SETTINGS):
             differ = [k for k in SET_SETTINGS if manifest.get(k) != settings[k]]
@@ -147,14 +154,17 @@ def files_to_keep(folder: OutputFolder, settings: dict, kb_text: str, splits: tu
                 f"{k} ({manifest.get(k)!r}, not {settings[k]!r})" for k in differ)))
         elif folder.existing(KB_FILE) != kb_text:
             stale.append((name, "it was built with another KB"))
+        elif entry.get("split") in ("train", "dev") and pool and entry.get("inputs") != pool[0]:
+            stale.append((name, "it was built from other inputs (train and dev are split from one pool of calls)"))
         else:
             keep[name] = entry
     if stale and not replace:
         name, why = stale[0]
         raise Dstc2ConvError(
             f"it holds {name} and {why}; a folder holds one consistent set: build --split all, "
-            "choose another --out, or pass --replace to remove the files of the other build", folder.path)
-    return keep, tuple(name for name, _ in stale)
+            "choose another --out, or pass --replace to remove such files", folder.path)
+    old_inputs = manifest.get("inputs") if keep and isinstance(manifest.get("inputs"), list) else []
+    return keep, old_inputs, tuple(name for name, _ in stale)
 
 
 def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
@@ -187,39 +197,51 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
         held = held_splits(inputs, splits)
         if options.split == "all":
             log(f"--split all: building {', '.join(held)} (what the inputs hold)")
-        for path, what in inputs.read:
-            if what == "skipped":
+        for path, taken in inputs.used:
+            if not taken:
                 log(f"skipping {path}: not needed for --split {options.split}")
         sessions = split_sessions(inputs.flists, held, options.dstc2_split)
-        kb = choose_kb(options, inputs.calls, from_raw_dir=not options.raw)
+        kb = choose_kb(options, inputs.calls, from_raw_dir=not options.raw and not is_sample)
+        log(f"result lines from the KB file {kb.source}" if kb.source != "logs" else
+            f"result lines from a KB built from the logs of the {len(inputs.calls)} calls read "
+            f"({len(kb.restaurants)} restaurants)")
         ontology = inputs.ontology
         if ontology is None:
             ontology = Ontology.from_calls((inputs.calls[s] for s in sorted(inputs.calls)), kb)
             log(f"no ontology_dstc2.json in the inputs: taking the foods, areas, price ranges and restaurant "
                 f"names from the calls themselves ({len(inputs.calls)} calls) and the KB")
+        checksum = {path: input_checksum(path) for path, taken in inputs.used if taken}
+        entries = {FILE_OF_SPLIT[split]: {
+            "split": split, "dialogs": sessions[split],
+            "inputs": [{"path": path, "sha256": checksum[path]}   # of every call of the split's flists
+                       for path in sorted({inputs.calls[s].source for name in needed_flists(split)
+                                           for s in inputs.flists[name]})],
+            "ontology": inputs.ontology_from or "derived from the calls and the KB"} for split in held}
         kb_text = format_kb(kb)
         settings = {"tool": "dstc2conv", "version": __version__, "seed": options.seed,
                     "split": "dstc2" if options.dstc2_split else "published", "sample": is_sample}
-        keep, remove = files_to_keep(folder, settings, kb_text, held, options.replace)
-        files, manifest_files, built = _convert(inputs, ontology, held, sessions, kb, options.seed, stage, log)
+        keep, old_inputs, remove = files_to_keep(folder, settings, kb_text, entries, options.replace)
+        files, built = _convert(inputs.calls, ontology, held, sessions, kb, options.seed, stage, log)
         kept_dialogs = [d for name in keep for d in read(os.path.join(folder.path, name))]
         files[CANDIDATES] = candidates(built + kept_dialogs)
         files[KB_FILE] = kb_text
+        listed = [{"path": path, "used_for": list(taken), "sha256": checksum.get(path),
+                   "calls": next((len(s.calls) for s in inputs.sources if s.path == path), 0)}
+                  for path, taken in inputs.used]
+        kept_inputs = {(i["path"], i["sha256"]) for entry in keep.values() for i in entry.get("inputs", [])}
+        listed += [i for i in old_inputs if isinstance(i, dict) and (i.get("path"), i.get("sha256")) in kept_inputs
+                   and (i.get("path"), i.get("sha256")) not in {(x["path"], x["sha256"]) for x in listed}]
+        every = {**files, **{name: folder.existing(name) for name in keep}}
         manifest = {
             **settings,
             "kb": {"source": "logs" if kb.source == "logs" else "file",
                    "path": None if kb.source == "logs" else kb.source,
                    "sha256": None if kb.source == "logs" else sha256_file(kb.source),
                    "restaurants": len(kb.restaurants)},
-            "inputs": [{"path": path, "read_for": what,
-                        "sha256": input_checksum(path) if what != "skipped" else None,
-                        "calls": next((len(s.calls) for s in inputs.sources if s.path == path), 0)}
-                       for path, what in inputs.read],
-            "files": {**keep, **manifest_files},
+            "inputs": listed,
+            "files": {name: {**keep, **entries}[name] for name in sorted({**keep, **entries})},
+            "checksums": {name: _sha256_text(every[name]) for name in sorted(every)},
         }
-        manifest["files"] = {name: manifest["files"][name] for name in sorted(manifest["files"])}
-        every = {**files, **{name: folder.existing(name) for name in keep}}
-        manifest["checksums"] = {name: _sha256_text(every[name]) for name in sorted(every)}
         files[MANIFEST] = json.dumps(manifest, indent=2) + "\n"
         stage("writing")
         written = folder.commit(files, remove)
@@ -227,21 +249,18 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
     return BuildResult(tuple(written), manifest)
 
 
-def _convert(inputs: Inputs, ontology: Ontology, splits: tuple[str, ...], sessions: dict[str, list[str]],
+def _convert(calls: dict[str, Call], ontology: Ontology, splits: tuple[str, ...], sessions: dict[str, list[str]],
              kb: KB, seed: int, stage: Callable[[str], None], log: Callable[[str], None]):
-    """Convert every split's calls. Returns (file name -> text, manifest entries, all dialogs)."""
+    """Convert every split's calls. Returns (file name -> text, all dialogs)."""
     lexicon = make_lexicon(ontology, kb)
-    ontology_from = inputs.ontology_from or "derived from the calls and the KB"
-    used = [path for path, what in inputs.read if what == "calls"]
     files: dict[str, str] = {}
-    entries: dict[str, dict] = {}
     built: list[Dialog] = []
     for split in splits:
         name = FILE_OF_SPLIT[split]
         stage(f"converting {len(sessions[split])} calls into {name}")
         dialogs = []
         for session in sessions[split]:
-            call = inputs.calls[session]
+            call = calls[session]
             rng = random.Random(f"{seed}:{session}")
             try:
                 dialogs.append(convert_call(call, kb, lexicon, rng))
@@ -251,9 +270,6 @@ def _convert(inputs: Inputs, ontology: Ontology, splits: tuple[str, ...], sessio
                 raise Dstc2ConvError(f"cannot convert call {session}: {type(exc).__name__}: {exc}",
                                      call.source) from exc
         files[name] = serialize(dialogs)
-        entries[name] = {"split": split, "dialogs": sessions[split],
-                         "inputs": sorted({inputs.calls[s].source for s in sessions[split]} & set(used)),
-                         "ontology": ontology_from}
         built.extend(dialogs)
         log(f"{name}: {len(dialogs)} dialogs")
-    return files, entries, built
+    return files, built

@@ -77,6 +77,7 @@ class Source:
     flists: dict            # split name -> tuple of session paths
     ontology: dict | None
     calls: dict             # session -> Call
+    ontology_path: str | None = None   # where the ontology was read: "<tarball>:<member>" or a file
 
 
 def _acts(raw, path: str, turn: int, known: frozenset, field: str) -> tuple[Act, ...]:
@@ -189,11 +190,11 @@ def _mine(session: str, part: tuple[int, int]) -> bool:
     return parts == 1 or zlib.crc32(session.encode()) % parts == index
 
 
-def _read_tarball(path: str, wanted, part: tuple[int, int] = (0, 1)) -> Source:
+def _read_tarball(path: str, wanted, part: tuple[int, int] = (0, 1), ontology_only: bool = False) -> Source:
     pending: dict[str, dict[str, bytes]] = {}
     calls: dict[str, Call] = {}
     flists: dict[str, tuple[str, ...]] = {}
-    ontology = None
+    ontology = ontology_path = None
     try:
         with tarfile.open(path, "r:*") as tf:
             for member in tf:
@@ -205,7 +206,9 @@ def _read_tarball(path: str, wanted, part: tuple[int, int] = (0, 1)) -> Source:
                     data = tf.extractfile(member).read()
                     where = f"{path}:{name}"
                     if base == ONTOLOGY:
-                        ontology = _json(data, where)
+                        ontology, ontology_path = _json(data, where), where
+                        if ontology_only:
+                            break
                     else:
                         flists[base] = _flist(_decode(data, where), where)
                     continue
@@ -227,7 +230,7 @@ def _read_tarball(path: str, wanted, part: tuple[int, int] = (0, 1)) -> Source:
     for session, parts in sorted(pending.items()):
         missing = "log.json" if "log.json" not in parts else "label.json"
         raise Dstc2ConvError(f"call {session} has no {missing}", path)
-    return Source(path, _named_flists(flists), ontology, calls)
+    return Source(path, _named_flists(flists), ontology, calls, ontology_path)
 
 
 def _decode(data: bytes, where: str) -> str:
@@ -249,14 +252,14 @@ def _read_folder(path: str, wanted, part: tuple[int, int] = (0, 1)) -> Source:
     if not os.path.isdir(config) and not os.path.isdir(data):
         raise Dstc2ConvError("not a DSTC2 release: no data/ or scripts/config/ folder in it", path)
     flists = {}
-    ontology = None
+    ontology = ontology_path = None
     if os.path.isdir(config):
         for name in sorted(os.listdir(config)):
             full = os.path.join(config, name)
             if name.endswith(".flist"):
                 flists[name] = _flist(_decode(read_bytes(full), full), full)
             elif name == ONTOLOGY:
-                ontology = _json(read_bytes(full), full)
+                ontology, ontology_path = _json(read_bytes(full), full), full
     calls = {}
     if wanted is None or wanted:
         for session in _folder_sessions(data):
@@ -268,7 +271,7 @@ def _read_folder(path: str, wanted, part: tuple[int, int] = (0, 1)) -> Source:
                 if not os.path.isfile(f):
                     raise Dstc2ConvError(f"call {session} has no {os.path.basename(f)}", path)
             calls[session] = parse_call(session, read_bytes(log), read_bytes(label), path)
-    return Source(path, _named_flists(flists), ontology, calls)
+    return Source(path, _named_flists(flists), ontology, calls, ontology_path)
 
 
 def _folder_sessions(data: str) -> list[str]:
@@ -299,6 +302,19 @@ def _die_with(parent: int) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
+def read_ontology(path: str | os.PathLike) -> tuple[dict, str] | None:
+    """The ontology a tarball or folder holds, and where it was read; no call is parsed,
+    and a tarball is read only up to its ontology."""
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        source = _read_folder(path, frozenset())
+    elif os.path.exists(path):
+        source = _read_tarball(path, frozenset(), ontology_only=True)
+    else:
+        raise Dstc2ConvError("no such file or folder", path)
+    return None if source.ontology is None else (source.ontology, source.ontology_path)
+
+
 def read_source(path: str | os.PathLike, wanted=None, workers: int = 1) -> Source:
     """Read a DSTC2 tarball or unpacked folder. ``wanted``: session paths to keep (None: all).
 
@@ -318,7 +334,8 @@ def read_source(path: str | os.PathLike, wanted=None, workers: int = 1) -> Sourc
     calls = {}
     for source in parts:
         calls.update(source.calls)
-    return Source(path, parts[0].flists, parts[0].ontology, {s: calls[s] for s in sorted(calls)})
+    return Source(path, parts[0].flists, parts[0].ontology, {s: calls[s] for s in sorted(calls)},
+                  parts[0].ontology_path)
 
 
-__all__ = ["Act", "Turn", "Call", "Source", "read_source", "parse_call"]
+__all__ = ["Act", "Turn", "Call", "Source", "read_source", "read_ontology", "parse_call"]

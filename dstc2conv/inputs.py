@@ -2,16 +2,19 @@
 
 An input is a tarball or an unpacked folder of the official release: ``data/`` (the
 calls), ``scripts/config/`` (the flists and ``ontology_dstc2.json``), or both. The
-official downloads are named for what they hold; a tarball of another name is read to
-find out. Each input is read for one of three things:
+official downloads are named for what they hold (``OFFICIAL``); a tarball of another
+name is read to find out. What is taken from each input:
 
-- **calls**: an input that holds (or may hold) a flist the splits need: its calls are parsed;
-- **ontology**: no input read for calls holds ``ontology_dstc2.json``, this one does: only
-  the ontology is taken from it, its calls are not parsed;
-- **skipped**: neither.
+- **calls** and **flists**: from every input that holds, or may hold, a flist the splits
+  need; an official download that holds none of them is not read at all;
+- **ontology**: from the first input read that holds ``ontology_dstc2.json``; if none
+  does, from another input that may hold it, reading only up to the ontology (no call is
+  parsed).
 
-With no ontology in any input, ``Inputs.ontology`` is None: the build then takes the
-values the conversion needs from the calls themselves and the KB (``Ontology.from_calls``).
+Two inputs that disagree (the same flist with other calls, or the same call with other
+turns) are an error. With no ontology in any input, ``Inputs.ontology`` is None: the
+build then takes the values the conversion needs from the calls themselves and the KB
+(``Ontology.from_calls``).
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ from importlib import resources
 from typing import Callable
 
 from .convert import Ontology
-from .dstc2 import FLISTS, ONTOLOGY, Call, Source, read_source
+from .dstc2 import FLISTS, ONTOLOGY, Call, Source, read_ontology, read_source
 from .errors import Dstc2ConvError
 
 DEFAULT_RAW_DIR = "data_raw"
@@ -33,24 +36,26 @@ class Holds:
     """What an input holds, as far as is known before reading it."""
     flists: frozenset     # split names whose flist it holds
     ontology: bool
+    calls: bool = True
 
 
 # What each official download holds (see the README's "Getting DSTC2").
 OFFICIAL = {
-    "dstc2_traindev": Holds(frozenset({"train", "dev"}), True),
-    "dstc2_test": Holds(frozenset({"test"}), False),
-    "dstc2_scripts": Holds(frozenset({"train", "dev", "test"}), True),
+    "dstc2_traindev": Holds(frozenset({"train", "dev"}), ontology=True),
+    "dstc2_test": Holds(frozenset({"test"}), ontology=False),
+    "dstc2_scripts": Holds(frozenset({"train", "dev", "test"}), ontology=True, calls=False),
 }
 
 
 @dataclass(frozen=True)
 class Inputs:
-    sources: tuple[Source, ...]         # the inputs read for their calls
+    sources: tuple[Source, ...]         # the inputs read for their calls and flists
     calls: dict                         # session -> Call, from every source
     flists: dict                        # split -> sorted session paths, from every source
     ontology: Ontology | None           # None: no input holds one
-    ontology_from: str | None           # "<input>:<member>"
-    read: tuple[tuple[str, str], ...]   # (input, what it was read for: calls, ontology, skipped)
+    ontology_from: str | None           # where it was read: "<tarball>:<member>" or a file
+    used: tuple[tuple[str, tuple[str, ...]], ...]   # (input, what was taken from it: calls, flists,
+                                                     # ontology; nothing: not read)
 
 
 def sample_dir() -> str:
@@ -107,74 +112,73 @@ def gather(paths: list[str], splits: tuple[str, ...], jobs: int = 1,
             raise Dstc2ConvError("no such file or folder", path)
     needed = frozenset().union(*(needed_flists(s) for s in splits))
     known = {path: holds(path) for path in paths}
-    first = [p for p in paths if known[p] is None or known[p].flists & needed]
-    later = [p for p in paths if p not in first]
-
     sources: list[Source] = []
-    for path in first:
-        progress(f"reading {path}")
-        sources.append(read_source(path, workers=jobs))
-    if later and not _has_calls_of(sources, needed, every=len(splits) < 3):
-        for path in later:  # a tarball whose name says otherwise may still hold them
+    for path in paths:
+        if known[path] is None or known[path].flists & needed:
             progress(f"reading {path}")
             sources.append(read_source(path, workers=jobs))
+    calls, flists = _merged(sources)
 
-    calls: dict[str, Call] = {}
-    flists: dict[str, set] = {}
-    for source in sources:
-        calls.update(source.calls)
-        for split, sessions in source.flists.items():
-            flists.setdefault(split, set()).update(sessions)
-    read = {s.path: "calls" for s in sources}
-
-    ontology_from = None
-    ontology_json = None
+    ontology_json = ontology_from = None
     for source in sources:
         if source.ontology is not None:
-            ontology_json, ontology_from = source.ontology, source.path
+            ontology_json, ontology_from = source.ontology, source.ontology_path
             break
     else:
+        read = {source.path for source in sources}
         for path in paths:
             if path not in read and (known[path] is None or known[path].ontology):
                 progress(f"looking for the ontology in {path}")
-                peek = read_source(path, wanted=frozenset())  # the ontology only: no call is parsed
-                if peek.ontology is not None:
-                    log(f"the ontology comes from {path}")
-                    ontology_json, ontology_from = peek.ontology, path
-                    read[path] = "ontology"
+                found = read_ontology(path)
+                if found is not None:
+                    ontology_json, ontology_from = found
                     break
     ontology = None
     if ontology_json is not None:
+        log(f"the ontology comes from {ontology_from}")
         try:
             ontology = Ontology.from_json(ontology_json)
         except (KeyError, TypeError):
-            raise Dstc2ConvError("malformed ontology: it needs informable food, area, pricerange and name lists of text",
-                                 f"{ontology_from}:scripts/config/{ONTOLOGY}") from None
-        ontology_from = f"{ontology_from}:scripts/config/{ONTOLOGY}"
+            raise Dstc2ConvError("malformed ontology: it needs informable food, area, pricerange and name "
+                                 "lists of text", ontology_from) from None
 
-    return Inputs(
-        sources=tuple(sources),
-        calls=calls,
-        flists={split: sorted(sessions) for split, sessions in flists.items()},
-        ontology=ontology,
-        ontology_from=ontology_from,
-        read=tuple((path, read.get(path, "skipped")) for path in paths),
-    )
+    used = []
+    for path in paths:
+        source = next((s for s in sources if s.path == path), None)
+        taken = [] if source is None else [k for k, v in (("calls", source.calls), ("flists", source.flists)) if v]
+        if ontology_from is not None and _within(ontology_from, path):
+            taken.append("ontology")
+        used.append((path, tuple(taken)))
+    return Inputs(tuple(sources), calls, flists, ontology, ontology_from, tuple(used))
 
 
-def _has_calls_of(sources: list[Source], needed: frozenset, every: bool) -> bool:
-    """Whether the sources hold the needed flists (``every``: all of them; else any) and
-    the calls they name."""
-    flists: dict[str, set] = {}
-    calls: set = set()
+def _within(where: str, path: str) -> bool:
+    """Whether ``where`` ("<tarball>:<member>", or a file) was read from the input ``path``."""
+    return where.startswith(f"{path}:") or where.startswith(os.path.join(path, ""))
+
+
+def _merged(sources: list[Source]) -> tuple[dict, dict]:
+    """The calls and flists of every source, checked to agree where two hold the same."""
+    calls: dict[str, Call] = {}
+    flists: dict[str, tuple] = {}
+    where: dict[str, str] = {}
     for source in sources:
-        calls.update(source.calls)
+        for session, call in source.calls.items():
+            other = calls.get(session)
+            if other is not None and (other.turns, other.dialog_manager) != (call.turns, call.dialog_manager):
+                raise Dstc2ConvError(f"call {session} is in {other.source} and in {call.source}, with other turns")
+            calls[session] = call
         for split, sessions in source.flists.items():
-            flists.setdefault(split, set()).update(sessions)
-    have = needed & set(flists)
-    if not have or every and have != needed:
-        return False
-    return all(flists[split] <= calls for split in have)
+            mine = tuple(sorted(set(sessions)))
+            if split in flists and flists[split] != mine:
+                raise Dstc2ConvError(f"{FLISTS[split]} of {where[split]} and of {source.path} name other calls")
+            flists[split], where[split] = mine, source.path
+    return calls, {split: list(sessions) for split, sessions in flists.items()}
+
+
+def download_for(split: str) -> str:
+    """The official download that holds a split's calls."""
+    return next(f"{name}.tar.gz" for name, h in OFFICIAL.items() if h.calls and needed_flists(split) <= h.flists)
 
 
 def held_splits(inputs: Inputs, splits: tuple[str, ...]) -> tuple[str, ...]:
@@ -191,14 +195,18 @@ def held_splits(inputs: Inputs, splits: tuple[str, ...]) -> tuple[str, ...]:
             continue
         if len(splits) == 3 and (missing_flists or len(absent) == len(named)):
             continue  # --split all: not in these inputs
-        where = ", ".join(path for path, what in inputs.read if what == "calls") or "the inputs"
-        needs = f"--split {split} needs {'dstc2_test.tar.gz' if split == 'test' else 'dstc2_traindev.tar.gz'}"
+        read = [path for path, taken in inputs.used if taken]
+        unread = [path for path, taken in inputs.used if not taken]
+        where = ", ".join(read) or "the inputs"
+        needs = f"--split {split} needs {download_for(split)}"
+        if unread:
+            needs += f" (not read, as by its name it holds no {split} calls: {', '.join(unread)})"
         if missing_flists:
             raise Dstc2ConvError(f"no {', '.join(FLISTS[m] for m in missing_flists)} in {where}: {needs}")
         name, first = absent[0]
-        more = f" (and {len(absent) - 1} more)" if len(absent) > 1 else ""
-        raise Dstc2ConvError(f"{FLISTS[name]} names call {first}{more}, which is not in the data: {needs}",
+        of = f", one of {len(absent)} calls of the {split} split's flists" if len(absent) > 1 else ""
+        raise Dstc2ConvError(f"{FLISTS[name]} names call {first}, which is not in the data{of}: {needs}",
                              where)
     if not held:
-        raise Dstc2ConvError(f"no split's flists and calls are in {', '.join(p for p, _ in inputs.read)}")
+        raise Dstc2ConvError(f"no split's flists and calls are in {', '.join(p for p, _ in inputs.used)}")
     return tuple(held)

@@ -78,23 +78,28 @@ class OutputFolder:
             if os.path.isfile(os.path.join(self._work, COMMIT)):
                 try:  # stopped while putting files in place: finish, or leave it to the next build
                     _finish(self.path, self._work)
-                except OSError:
+                except (OSError, Dstc2ConvError):
                     pass
             else:
                 shutil.rmtree(self._work, ignore_errors=True)
         self._release()
 
     def _release(self) -> None:
+        """Remove the folder if this build made it and left it empty; then unlock it."""
+        if self._created:
+            try:
+                os.rmdir(self.path)
+            except OSError:
+                pass  # not empty: it holds the outputs
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
-        if self._created and os.path.isdir(self.path) and not os.listdir(self.path):
-            os.rmdir(self.path)
 
     def existing(self, name: str) -> str | None:
-        """The text of a file of the current set, or None."""
+        """The text of a file of the current set, exactly as it is (no newline
+        translation, so that its checksum is that of its bytes), or None."""
         try:
-            with open(os.path.join(self.path, name), encoding="utf-8") as fh:
+            with open(os.path.join(self.path, name), encoding="utf-8", newline="") as fh:
                 return fh.read()
         except (OSError, UnicodeDecodeError):
             return None
@@ -122,10 +127,26 @@ class OutputFolder:
         return [os.path.join(self.path, name) for name in names]
 
 
-def _finish(out: str, work: str) -> None:
-    """Carry out a build's COMMIT list: remove, then rename into place, then drop ``work``."""
+def _plan(work: str) -> dict:
+    """A build's COMMIT list: {"remove": [names], "move": [names]}, plain file names."""
     with open(os.path.join(work, COMMIT), encoding="utf-8") as fh:
         plan = json.load(fh)
+    if not (isinstance(plan, dict) and set(plan) == {"remove", "move"}
+            and all(isinstance(names, list) and all(_plain(n) for n in names) for names in plan.values())):
+        raise ValueError("not a list of file names to remove and move")
+    return plan
+
+
+def _plain(name) -> bool:
+    return isinstance(name, str) and name not in ("", ".", "..") and os.path.basename(name) == name
+
+
+def _finish(out: str, work: str) -> None:
+    """Carry out a build's COMMIT list: remove, then rename into place, then drop ``work``."""
+    try:
+        plan = _plan(work)
+    except (OSError, ValueError) as exc:
+        raise Dstc2ConvError(f"a build's COMMIT list cannot be read ({exc}): remove the folder", work) from None
     for name in plan["remove"]:
         try:
             os.unlink(os.path.join(out, name))
@@ -138,20 +159,24 @@ def _finish(out: str, work: str) -> None:
     shutil.rmtree(work, ignore_errors=True)
 
 
+def _stale_temporary(name: str) -> bool:
+    """A ``<output>.tmp-<pid>`` file of an older version's build."""
+    stem, sep, pid = name.rpartition(".tmp-")
+    return bool(sep) and pid.isdigit() and (stem.startswith("dialog-babi-task6") or stem == MANIFEST)
+
+
 def recover(out: str) -> None:
     """Finish the builds into ``out`` that were stopped after writing their COMMIT list;
     remove what the others left (their own folders, and ``*.tmp-<pid>`` files)."""
     for name in sorted(os.listdir(out)):
         path = os.path.join(out, name)
-        if name.startswith(BUILD_PREFIX) and os.path.isdir(path):
-            try:
+        try:
+            if name.startswith(BUILD_PREFIX) and os.path.isdir(path):
                 if os.path.isfile(os.path.join(path, COMMIT)):
                     _finish(out, path)
                 else:
                     shutil.rmtree(path)
-            except (OSError, ValueError, KeyError) as exc:
-                raise Dstc2ConvError(f"cannot clear what an earlier build left: {exc}", path) from None
-        elif ".tmp-" in name and name.rsplit(".tmp-", 1)[1].isdigit() and name.startswith("dialog-babi-task6"):
-            os.unlink(path)
-        elif name.startswith(MANIFEST + ".tmp-") and name.rsplit(".tmp-", 1)[1].isdigit():
-            os.unlink(path)
+            elif _stale_temporary(name) and os.path.isfile(path):
+                os.unlink(path)
+        except OSError as exc:
+            raise Dstc2ConvError(f"cannot clear what an earlier build left: {exc.strerror}", path) from None

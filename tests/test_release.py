@@ -83,8 +83,8 @@ def _manifest(out):
     return json.loads((out / "manifest.json").read_text())
 
 
-def _read_for(out):
-    return {os.path.basename(i["path"]): (i["read_for"], i["calls"]) for i in _manifest(out)["inputs"]}
+def _used(out):
+    return {os.path.basename(i["path"]): (i["used_for"], i["calls"]) for i in _manifest(out)["inputs"]}
 
 
 # ---------------------------------------------------------------- the ontology
@@ -100,6 +100,7 @@ def test_test_tarball_alone_builds_the_same_bytes_as_with_the_ontology(tmp_path,
     assert code == 0, err
     assert _manifest(tmp_path / "with")["files"][TST]["ontology"] == \
         f"{official['scripts']}:scripts/config/ontology_dstc2.json"
+    assert _used(tmp_path / "with")["dstc2_scripts.tar.gz"] == (["flists", "ontology"], 0)
     for name in (TST, CANDIDATES, "dialog-babi-task6-dstc2-kb.txt"):
         assert (tmp_path / "alone" / name).read_bytes() == (tmp_path / "with" / name).read_bytes(), name
 
@@ -107,9 +108,9 @@ def test_test_tarball_alone_builds_the_same_bytes_as_with_the_ontology(tmp_path,
 def test_the_ontology_is_read_from_another_input_without_parsing_its_calls(tmp_path, capsys, official):
     code, err = _build(capsys, tmp_path / "o", "test", official["test"], official["traindev"])
     assert code == 0, err
-    assert f"the ontology comes from {official['traindev']}" in err
-    assert _read_for(tmp_path / "o") == {"dstc2_test.tar.gz": ("calls", 2),
-                                         "dstc2_traindev.tar.gz": ("ontology", 0)}
+    assert f"the ontology comes from {official['traindev']}:scripts/config/ontology_dstc2.json" in err
+    assert _used(tmp_path / "o") == {"dstc2_test.tar.gz": (["calls", "flists"], 2),
+                                     "dstc2_traindev.tar.gz": (["ontology"], 0)}
 
 
 def test_split_train_does_not_read_the_test_tarball(tmp_path, capsys, official):
@@ -117,15 +118,37 @@ def test_split_train_does_not_read_the_test_tarball(tmp_path, capsys, official):
     code, err = _build(capsys, tmp_path / "o", "train", official["test"], official["traindev"])
     assert code == 0, err
     assert f"skipping {official['test']}: not needed for --split train" in err
-    assert _read_for(tmp_path / "o") == {"dstc2_test.tar.gz": ("skipped", 0),
-                                         "dstc2_traindev.tar.gz": ("calls", 2)}
+    assert _used(tmp_path / "o") == {"dstc2_test.tar.gz": ([], 0),
+                                     "dstc2_traindev.tar.gz": (["calls", "flists", "ontology"], 2)}
 
 
-def test_a_tarball_is_read_when_its_name_says_otherwise(tmp_path, capsys):
-    misnamed = _tarball(tmp_path / "dstc2_test.tar.gz", TRAINDEV_CALLS, ["dstc2_train.flist", "dstc2_dev.flist"])
-    code, err = _build(capsys, tmp_path / "o", "dev", misnamed)
+def test_an_official_name_decides_what_is_read(tmp_path, capsys, official):
+    code, err = _build(capsys, tmp_path / "o", "train", official["test"])
+    assert code == 2
+    assert err == f"dstc2conv: error: no dstc2_dev.flist, dstc2_train.flist in the inputs: --split train needs " \
+                  f"dstc2_traindev.tar.gz (not read, as by its name it holds no train calls: {official['test']})\n"
+    renamed = tmp_path / "train-and-dev.tar.gz"   # another name: read to find out
+    renamed.write_bytes(official["traindev"].read_bytes())
+    code, err = _build(capsys, tmp_path / "o", "dev", renamed)
     assert code == 0, err
     assert _manifest(tmp_path / "o")["files"][DEV]["dialogs"] == TRAINDEV_CALLS
+
+
+def test_inputs_that_disagree_are_an_error(tmp_path, capsys, official):
+    import shutil
+
+    other = tmp_path / "other"
+    shutil.copytree(SAMPLE, other)
+    (other / "scripts" / "config" / "dstc2_test.flist").write_text(TEST_CALLS[0] + "\n")
+    code, err = _build(capsys, tmp_path / "o", "test", other, official["test"])
+    assert code == 2 and err == f"dstc2conv: error: dstc2_test.flist of {other} and of {official['test']} " \
+                                "name other calls\n"
+    label = other / "data" / TEST_CALLS[0] / "label.json"
+    label.write_text(label.read_text().replace('"transcription": "', '"transcription": "well ', 1))
+    (other / "scripts" / "config" / "dstc2_test.flist").write_text("".join(c + "\n" for c in TEST_CALLS))
+    code, err = _build(capsys, tmp_path / "o", "test", other, official["test"])
+    assert code == 2 and err == f"dstc2conv: error: call {TEST_CALLS[0]} is in {other} and in " \
+                                f"{official['test']}, with other turns\n"
 
 
 def test_scripts_tarball_gives_flists_and_ontology(tmp_path, capsys, official):
@@ -135,8 +158,8 @@ def test_scripts_tarball_gives_flists_and_ontology(tmp_path, capsys, official):
     assert sorted(_manifest(tmp_path / "o")["files"]) == [TST]
     code, err = _build(capsys, tmp_path / "o2", "train", official["scripts"], official["test"])
     assert code == 2
-    assert "dstc2_dev.flist names call Mar13_S9A0/voip-sample00001-20260101_100000 (and 1 more), " \
-           "which is not in the data: --split train needs dstc2_traindev.tar.gz" in err
+    assert "dstc2_dev.flist names call Mar13_S9A0/voip-sample00001-20260101_100000, which is not in the data, " \
+           "one of 2 calls of the train split's flists: --split train needs dstc2_traindev.tar.gz" in err
 
 
 @pytest.mark.parametrize("informable", [{"food": ["thai"]}, {"food": [3], "area": [], "pricerange": [], "name": []},
@@ -149,8 +172,8 @@ def test_a_malformed_ontology_is_named(tmp_path, capsys, informable):
     (raw / "scripts" / "config" / "ontology_dstc2.json").write_text(json.dumps({"informable": informable}))
     code, err = _build(capsys, tmp_path / "o", "test", raw)
     assert code == 2
-    assert err == f"dstc2conv: error: {raw}:scripts/config/ontology_dstc2.json: malformed ontology: it needs " \
-                  "informable food, area, pricerange and name lists of text\n"
+    assert err.endswith(f"dstc2conv: error: {raw / 'scripts' / 'config' / 'ontology_dstc2.json'}: malformed ontology: it needs " \
+                  "informable food, area, pricerange and name lists of text\n")
 
 
 def test_the_ontology_derived_from_the_calls():
