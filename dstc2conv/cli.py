@@ -56,6 +56,12 @@ def _positive(text: str) -> int:
     return value
 
 
+def _folder(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("give a folder name")
+    return text
+
+
 def _cmd_compare(args: argparse.Namespace) -> int:
     from .compare import compare_files, format_report
 
@@ -90,14 +96,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"dstc2conv {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("build", help="convert raw DSTC2 calls into task-6 files")
+    p = sub.add_parser("build", help="convert raw DSTC2 calls into task-6 files",
+                       description="Convert raw DSTC2 calls (the official tarballs or unpacked folders) into "
+                                   "bAbI dialog task-6 files, with their candidates, KB and manifest.json.")
     p.add_argument("--split", choices=SPLITS, required=True,
-                   help="which task-6 file(s) to write (all = trn, dev and tst)")
+                   help="which task-6 file(s) to write (all: every split the inputs hold)")
     p.add_argument("--raw", action="append", metavar="PATH",
                    help="a DSTC2 tarball (dstc2_traindev, dstc2_test or dstc2_scripts .tar.gz) or unpacked "
                         "folder (repeatable; default: what is in data_raw/, else the small sample shipped "
                         "with dstc2conv)")
-    p.add_argument("--out", default="outputs", metavar="DIR", help="output folder (default: outputs)")
+    p.add_argument("--out", type=_folder, default="outputs", metavar="DIR", help="output folder (default: outputs)")
     p.add_argument("--seed", type=int, default=0, help="seed for the random ratings (default: 0)")
     p.add_argument("--kb", metavar="FILE",
                    help="KB file in the published format to draw results from (default: without --raw, "
@@ -160,4 +168,9 @@ def main() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         code = BROKEN_PIPE
+    except OSError as exc:  # stdout cannot be written (a full disk, ...)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        print(f"dstc2conv: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+        code = 2
     sys.exit(code)

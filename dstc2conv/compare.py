@@ -25,7 +25,7 @@ from functools import cached_property
 
 from .errors import Dstc2ConvError
 from .kb import ATTRIBUTES, read_kb
-from .task6 import SILENCE, Context, Dialog, Exchange, is_api_call, read
+from .task6 import SILENCE, Context, Dialog, Exchange, is_api_call, read_dialogs
 
 SAME_CALL_RATIO = 0.5
 RATING = "R_rating"
@@ -642,8 +642,8 @@ def compare_files(ours: str | os.PathLike, ref: str | os.PathLike, kb: str | os.
     """Compare two task-6 files. ``manifest``: the build's manifest.json, to name each
     dialog's DSTC2 session (default: manifest.json beside ``ours`` if it lists it)."""
     ours, ref = os.fspath(ours), os.fspath(ref)
-    ours_views = [view(d) for d in read(ours)]
-    ref_views = [view(d) for d in read(ref)]
+    ours_views = [view(d) for d in read_dialogs(ours)]
+    ref_views = [view(d) for d in read_dialogs(ref)]
     kb_facts = None
     if kb is not None:
         kb = os.fspath(kb)

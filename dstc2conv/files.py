@@ -27,13 +27,36 @@ def sha256_file(path: str) -> str:
 
 
 def write_text_atomic(path: str, text: str) -> None:
-    """Write to a temporary file beside ``path``, then rename it over ``path``."""
-    temp = f"{path}.tmp-{os.getpid()}"
+    """Write to a temporary file beside ``path``, then rename it over ``path``. A symbolic
+    link is followed (the file it names is replaced, the link stays); a path that is not a
+    regular file (``/dev/stdout``, a pipe) is written directly."""
+    target = os.path.realpath(path)
+    if os.path.exists(target) and not os.path.isfile(target):
+        if os.path.isdir(target):
+            raise Dstc2ConvError("cannot write: it is a folder", path)
+        try:
+            with open(target, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+        except OSError as exc:
+            raise Dstc2ConvError(f"cannot write: {exc.strerror}", path) from None
+        return
+    temp = f"{target}.tmp-{os.getpid()}"
     try:
         with open(temp, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
-        os.replace(temp, path)
+        os.replace(temp, target)
     except OSError as exc:
         if os.path.exists(temp):
             os.unlink(temp)
         raise Dstc2ConvError(f"cannot write: {exc.strerror}", path) from None
+
+
+def check_writable(path: str) -> None:
+    """Raise Dstc2ConvError now, before any work, if ``path`` cannot be written: a folder,
+    or a file whose folder does not exist."""
+    target = os.path.realpath(path)
+    if os.path.isdir(target):
+        raise Dstc2ConvError("cannot write: it is a folder", path)
+    folder = os.path.dirname(target) or "."
+    if not os.path.isdir(folder):
+        raise Dstc2ConvError(f"cannot write: no folder {os.path.dirname(path) or '.'}", path)

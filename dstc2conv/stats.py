@@ -4,8 +4,7 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass
 
-from .errors import Dstc2ConvError
-from .task6 import SILENCE, Context, Exchange, read
+from .task6 import SILENCE, Context, Exchange, read_dialogs
 
 
 @dataclass(frozen=True)
@@ -61,9 +60,7 @@ class FileStats:
 def file_stats(path: str | os.PathLike) -> FileStats:
     """Table 1 for a task-6 file; a file without a dialog is an error."""
     path = os.fspath(path)
-    dialogs = read(path)
-    if not dialogs:
-        raise Dstc2ConvError("no dialogs (the file is empty or only empty lines)", path)
+    dialogs = read_dialogs(path)
     users = silent = bots = outputs = 0
     vocabulary: set[str] = set()
     candidates: set[str] = set()

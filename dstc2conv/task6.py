@@ -71,6 +71,8 @@ def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog
         raw = raw.rstrip("\r\n")
         if lineno == 1 and raw.startswith(BOM):
             raw = raw[1:]
+        if BOM in raw:
+            raise Dstc2ConvError("a byte-order mark that is not at the start of the file", path, lineno)
         if not raw:
             if current:
                 yield Dialog(tuple(current), start)
@@ -81,9 +83,7 @@ def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog
             if raw.isspace():
                 raise Dstc2ConvError("a line of only whitespace (only an empty line separates dialogs)",
                                      path, lineno)
-            if raw.startswith(BOM):
-                raise Dstc2ConvError("a byte-order mark that is not at the start of the file", path, lineno)
-            raise Dstc2ConvError(f"expected '<number> <text>', found {raw[:60]!r}", path, lineno)
+            raise Dstc2ConvError(f"expected '<number> <text>', found {_cut(raw)}", path, lineno)
         n = int(number)
         if n == 1 and current:  # a new dialog without a blank line before it
             yield Dialog(tuple(current), start)
@@ -101,7 +101,7 @@ def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog
             context = contexts.get(rest)
             if context is None:
                 if rest != NO_RESULT and not _FACT.fullmatch(rest):
-                    raise Dstc2ConvError(f"{NOT_A_LINE}: {rest[:60]!r}", path, lineno)
+                    raise Dstc2ConvError(f"{NOT_A_LINE}: {_cut(rest)}", path, lineno)
                 context = contexts[rest] = Context(rest)
             current.append(context)
         expected += 1
@@ -109,18 +109,31 @@ def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog
         yield Dialog(tuple(current), start)
 
 
+def _cut(text: str, width: int = 60) -> str:
+    """A line quoted in a message: its first ``width`` characters, ``...`` if there are more."""
+    return repr(text[:width]) + ("..." if len(text) > width else "")
+
+
 def read(path: str | os.PathLike) -> list[Dialog]:
     """Read a task-6 file; the error names the file and the line."""
     path = os.fspath(path)
     try:
-        with open(path, encoding="utf-8") as fh:
-            return list(parse_lines(fh, path))
+        with open(path, encoding="utf-8", newline="") as fh:  # lines end at \n only, as for parse()
+            return parse(fh.read(), path)
     except UnicodeDecodeError as exc:
         raise Dstc2ConvError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path) from None
     except IsADirectoryError:
         raise Dstc2ConvError("is a directory, not a task-6 file", path) from None
     except OSError as exc:
         raise Dstc2ConvError(f"cannot read: {exc.strerror}", path) from None
+
+
+def read_dialogs(path: str | os.PathLike) -> list[Dialog]:
+    """``read``, for a file that must hold dialogs: one without any is an error."""
+    dialogs = read(path)
+    if not dialogs:
+        raise Dstc2ConvError("no dialogs (the file is empty or only empty lines)", os.fspath(path))
+    return dialogs
 
 
 def serialize_dialog(dialog: Dialog) -> str:

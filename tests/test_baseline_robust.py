@@ -74,7 +74,10 @@ def _errors(capsys, *argv) -> list[str]:
 
 # ---------------------------------------------------------------- empty data
 
-@pytest.mark.parametrize("data, message", [("", "no dialogs"), ("\n\n", "no dialogs"),
+NO_DIALOGS = "no dialogs (the file is empty or only empty lines)"
+
+
+@pytest.mark.parametrize("data, message", [("", NO_DIALOGS), ("\n\n", NO_DIALOGS),
                                            ("1 api_call no result\n2 pasta_palace R_cuisine italian\n", "no bot turns")])
 @pytest.mark.parametrize("command", [["score"], ["score", "--no-history"], ["predict", "--out", "P"],
                                      ["report"], ["tune", "--out", "T"], ["check"]])
@@ -382,3 +385,38 @@ def test_quiet_predict(write, capsys, tmp_path):
     assert capsys.readouterr().err == f"dstc2conv: 4 predictions written to {preds}\n"
     assert run(["rules", "predict", "--rules", rules, "--data", data, "--out", preds, "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+# ---------------------------------------------------------------- where the outputs go
+
+def test_predict_follows_a_link_and_writes_to_stdout(write, capsys, tmp_path):
+    rules, data = write()
+    link, target = tmp_path / "link.txt", tmp_path / "target.txt"
+    link.symlink_to(target)
+    assert run(["rules", "predict", "--rules", rules, "--data", data, "--out", str(link), "--quiet"]) == 0
+    assert link.is_symlink() and target.read_text().count("\n") == 4
+    capsys.readouterr()
+    assert run(["rules", "predict", "--rules", rules, "--data", data, "--out", "-"]) == 0
+    assert capsys.readouterr().out == target.read_text()
+
+
+def test_an_output_that_cannot_be_written_is_found_before_the_work(write, capsys, tmp_path, monkeypatch):
+    import dstc2conv.baseline.cli as rules_cli
+
+    rules, data = write()
+    monkeypatch.setattr(rules_cli, "_load", lambda args: pytest.fail("the work began"))
+    for command in ("predict", "tune"):
+        assert _errors(capsys, "rules", command, "--rules", rules, "--data", data,
+                       "--out", str(tmp_path / "no" / "x")) == [
+            f"dstc2conv: error: {tmp_path / 'no' / 'x'}: cannot write: no folder {tmp_path / 'no'}"]
+    assert _errors(capsys, "rules", "predict", "--rules", rules, "--data", data, "--out", str(tmp_path)) == [
+        f"dstc2conv: error: {tmp_path}: cannot write: it is a folder"]
+
+
+def test_report_csv_into_a_file_is_one_line(write, capsys, tmp_path):
+    rules, data = write()
+    taken = tmp_path / "taken"
+    taken.write_text("")
+    assert _errors(capsys, "rules", "report", "--rules", rules, "--data", data, "--format", "csv",
+                   "--out", str(taken)) == [
+        f"dstc2conv: error: {taken}: cannot write the CSV files: it is a file, not a folder"]

@@ -289,6 +289,52 @@ def test_a_set_of_other_settings_is_not_mixed_in(tmp_path, capsys, official):
                                                      "manifest.json"]
 
 
+def test_a_changed_file_is_not_kept(tmp_path, capsys, official):
+    out = tmp_path / "o"
+    kb = tmp_path / "kb.txt"
+    kb.write_text((GOLDEN / "sample-kb.txt").read_text())
+    assert _build(capsys, out, "test", official["test"], extra=["--kb", str(kb)])[0] == 0
+    tst = out / TST
+    tst.write_bytes(tst.read_bytes().replace(b"\n", b"\r\n"))   # the same text, other bytes
+    code, err = _build(capsys, out, "dev", official["traindev"], extra=["--kb", str(kb)])
+    assert code == 2 and f"it holds {TST} and it is not the file its manifest.json lists" in err
+
+
+def test_a_kept_file_keeps_its_inputs_in_the_manifest(tmp_path, capsys, official):
+    out = tmp_path / "o"
+    kb = tmp_path / "kb.txt"
+    kb.write_text((GOLDEN / "sample-kb.txt").read_text())
+    assert _build(capsys, out, "test", official["test"], extra=["--kb", str(kb)])[0] == 0
+    assert _build(capsys, out, "dev", official["traindev"], extra=["--kb", str(kb)])[0] == 0
+    manifest = _manifest(out)
+    digest = hashlib.sha256(official["test"].read_bytes()).hexdigest()
+    assert manifest["files"][TST]["inputs"] == [{"path": str(official["test"]), "sha256": digest}]
+    assert {"path": str(official["test"]), "used_for": ["calls", "flists"], "sha256": digest,
+            "calls": 2} in manifest["inputs"]
+    assert sorted(manifest["files"]) == [DEV, TST]
+
+
+def test_train_and_dev_are_kept_together_only_from_the_same_inputs(tmp_path, capsys, official):
+    out = tmp_path / "o"
+    assert _build(capsys, out, "train", official["traindev"])[0] == 0
+    copy = tmp_path / "copy" / "dstc2_traindev.tar.gz"
+    copy.parent.mkdir()
+    copy.write_bytes(official["traindev"].read_bytes())
+    code, err = _build(capsys, out, "dev", copy)
+    assert code == 2 and f"it holds {TRN} and it was built from other inputs (train and dev are split " \
+                         "from one pool of calls)" in err
+
+
+def test_the_kb_in_data_raw_is_not_used_for_the_sample(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data_raw").mkdir()
+    (tmp_path / "data_raw" / "dialog-babi-task6-dstc2-kb.txt").write_text("1 pasta_palace R_cuisine italian\n")
+    code, err = _build(capsys, tmp_path / "o", "test")
+    assert code == 0 and "building the small hand-written sample" in err
+    assert "result lines from a KB built from the logs of the 4 calls read (5 restaurants)" in err
+    assert (tmp_path / "o" / TST).read_text() == (GOLDEN / "sample-tst.txt").read_text()
+
+
 def test_a_failed_write_leaves_the_old_set(tmp_path, capsys, monkeypatch):
     out = tmp_path / "o"
     assert _build(capsys, out, "test", SAMPLE)[0] == 0
@@ -334,8 +380,38 @@ def _consistent(out) -> bool:
                for name, digest in manifest["checksums"].items())
 
 
+KILLED_AT_THE_FIRST_RENAME = """
+import os, sys
+from dstc2conv import outputs
+real = os.replace
+def replace(source, target):
+    if os.path.dirname(target) == sys.argv[-1] and not outputs.os.path.basename(source) == "COMMIT":
+        real(source, target)
+        os._exit(9)   # killed between two renames
+    real(source, target)
+outputs.os.replace = replace
+from dstc2conv.cli import main
+sys.argv = ["dstc2conv"] + sys.argv[1:]
+main()
+"""
+
+
+def test_a_build_killed_between_two_renames_is_finished_by_the_next(tmp_path):
+    out = tmp_path / "o"
+    build(BuildOptions(split="test", raw=(str(SAMPLE),), out=str(out)))
+    proc = subprocess.run([sys.executable, "-c", KILLED_AT_THE_FIRST_RENAME, "build", "--split", "test",
+                           "--raw", str(SAMPLE), "--seed", "5", "--out", str(out)], capture_output=True)
+    assert proc.returncode == 9
+    assert not _consistent(out)                       # one new file beside the old ones, for now
+    assert [p.name for p in out.iterdir() if p.name.startswith(".dstc2conv-build-")]
+    build(BuildOptions(split="dev", raw=(str(SAMPLE),), out=str(out), seed=5))   # finishes it first
+    assert _consistent(out) and _manifest(out)["seed"] == 5
+    assert sorted(_manifest(out)["files"]) == [DEV, TST]
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="kills a build process")
-def test_a_killed_build_leaves_one_set(tmp_path):
+def test_a_build_killed_at_any_moment_leaves_one_set(tmp_path):
     out = tmp_path / "o"
     command = [sys.executable, "-m", "dstc2conv", "build", "--split", "test", "--raw", str(SAMPLE),
                "--out", str(out)]
@@ -352,6 +428,24 @@ def test_a_killed_build_leaves_one_set(tmp_path):
     subprocess.run(command + ["--seed", "99"], check=True, capture_output=True)
     assert _consistent(out) and _manifest(out)["seed"] == 99
     assert not [p for p in out.iterdir() if p.name.startswith(".dstc2conv-build-") or ".tmp-" in p.name]
+
+
+def test_odd_leftovers_in_the_output_folder(tmp_path, capsys):
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / f"{TST}.tmp-12").mkdir()               # a folder of that name is not removed
+    (out / "notes.tmp-3").write_text("mine")       # nor a file that is not an output
+    assert _build(capsys, out, "test", SAMPLE)[0] == 0
+    assert (out / f"{TST}.tmp-12").is_dir() and (out / "notes.tmp-3").exists()
+    for plan in ("[]", '{"remove": ["../../x"], "move": []}'):
+        stopped = out / ".dstc2conv-build-4"
+        stopped.mkdir()
+        (stopped / "COMMIT").write_text(plan)
+        code, err = _build(capsys, out, "test", SAMPLE)
+        assert code == 2 and err.endswith(f"dstc2conv: error: {stopped}: a build's COMMIT list cannot be read "
+                                          "(not a list of file names to remove and move): remove the folder\n")
+        (stopped / "COMMIT").unlink()
+        stopped.rmdir()
 
 
 def _children(pid: int) -> list[int]:
@@ -456,4 +550,12 @@ def test_progress_only_on_a_terminal_and_never_quiet(tmp_path, capsys):
     code, err = _build(capsys, tmp_path / "b", "test", SAMPLE)
     assert code == 0 and "build: reading" not in err           # stderr is not a terminal here
     code, err = _build(capsys, tmp_path / "c", "test", SAMPLE, extra=["--quiet"])
+    assert code == 0 and err == ""
+
+
+def test_progress_on_a_terminal(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, err = _build(capsys, tmp_path / "a", "test", SAMPLE)
+    assert code == 0 and f"build: converting 3 calls into {TST} (" in err
+    code, err = _build(capsys, tmp_path / "b", "test", SAMPLE, extra=["--quiet"])
     assert code == 0 and err == ""

@@ -162,3 +162,44 @@ def test_a_closed_pipe_stops_quietly(tmp_path, argv):
     proc.stderr.close()
     assert proc.wait(timeout=60) == 141
     assert err == b""
+
+
+def test_a_byte_order_mark_inside_a_line_is_named():
+    err = _error(GOOD.replace("i want cheap", "i want \ufeffcheap"))
+    assert (err.line, err.message) == (2, "a byte-order mark that is not at the start of the file")
+
+
+def test_a_long_bad_line_is_quoted_cut_with_dots():
+    err = _error("1 " + "word " * 30 + "\n")
+    assert err.message == f"{NOT_A_LINE}: {('word ' * 12)!r}..."
+    assert _error("1 a short bad line\n").message == f"{NOT_A_LINE}: 'a short bad line'"
+
+
+def test_read_splits_lines_as_parse_does(tmp_path):
+    text = GOOD.replace("i want cheap food", "i want\rcheap food")   # a lone carriage return
+    path = tmp_path / "cr.txt"
+    path.write_bytes(text.encode())
+    assert task6.read(path) == task6.parse(text)
+    assert task6.read(path)[0].lines[1] == Exchange("i want\rcheap food", "api_call R_cuisine R_location cheap")
+
+
+@pytest.mark.parametrize("text", ["", "\n\n"])
+def test_compare_refuses_a_file_without_dialogs(tmp_path, capsys, text):
+    empty, good = tmp_path / "empty.txt", tmp_path / "good.txt"
+    empty.write_text(text)
+    good.write_text(GOOD)
+    for argv in (["compare", str(good), str(empty)], ["compare", str(empty), str(empty)]):
+        assert run(argv) == 2
+        assert capsys.readouterr().err == \
+            f"dstc2conv: error: {empty}: no dialogs (the file is empty or only empty lines)\n"
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="needs /dev/full")
+def test_output_that_cannot_be_written_is_one_line(tmp_path):
+    data = tmp_path / "d.txt"
+    data.write_text(GOOD)
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "dstc2conv", "stats", str(data)], stdout=full,
+                              stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr == "dstc2conv: error: cannot write the output: No space left on device\n"

@@ -9,7 +9,7 @@ import sys
 import time
 
 from ..errors import Dstc2ConvError
-from ..files import write_text_atomic
+from ..files import check_writable, write_text_atomic
 
 DEFAULT_RULES = os.path.join("rules", "dstc2.yaml")
 
@@ -123,9 +123,14 @@ def _where(turn) -> str:
 
 
 def _cmd_predict(args) -> int:
+    if args.out != "-":
+        check_writable(args.out)
     ruleset, turns = _load(args)
     predictions = _predict(ruleset, turns)
     text = "".join(p.text.replace("\n", " ") + "\n" for p in predictions)
+    if args.out == "-":
+        sys.stdout.write(text)
+        return 0
     write_text_atomic(args.out, text)
     _say(args, f"{len(predictions)} predictions written to {args.out}")
     return 0
@@ -142,11 +147,17 @@ def _cmd_report(args) -> int:
     rules, kinds, confusions = tables(predictions, turns, compiled, top=args.top)
     sections = (("rules", rules), ("kinds", kinds), ("confusions", confusions))
     if args.format == "csv":
-        os.makedirs(args.out or ".", exist_ok=True)
-        for name, frame in sections:
-            path = os.path.join(args.out or ".", f"{name}.csv")
-            frame.to_csv(path)
-            print(path)
+        folder = args.out or "."
+        try:
+            os.makedirs(folder, exist_ok=True)
+            for name, frame in sections:
+                path = os.path.join(folder, f"{name}.csv")
+                frame.to_csv(path)
+                print(path)
+        except OSError as exc:
+            reason = "it is a file, not a folder" if os.path.exists(folder) and not os.path.isdir(folder) \
+                else exc.strerror
+            raise Dstc2ConvError(f"cannot write the CSV files: {reason}", folder) from None
         return 0
     for name, frame in sections:
         print(f"## {name}\n")
@@ -194,6 +205,7 @@ def _cmd_tune(args) -> int:
     name = os.path.basename(args.data).lower()
     if ("tst" in name or "test" in name) and not args.force:
         raise Dstc2ConvError("refusing to tune on what looks like a test split (use --force to insist)", args.data)
+    check_writable(args.out)
     ruleset, turns = _load(args)
     show = not args.quiet and sys.stderr.isatty()
     tuned = tune(ruleset, turns, budget_seconds=args.budget, progress=_tune_progress if show else None)
@@ -251,7 +263,7 @@ def add_parser(sub) -> None:
 
     p = rules_sub.add_parser("predict", help="one predicted bot utterance per line")
     common(p)
-    p.add_argument("--out", required=True, metavar="PREDS")
+    p.add_argument("--out", required=True, metavar="PREDS", help="the file to write, or - for stdout")
     p.set_defaults(func=_reporting(_cmd_predict))
 
     p = rules_sub.add_parser("report", help="per-rule, per-kind and confusion tables")

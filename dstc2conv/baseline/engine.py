@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass
 
 from ..errors import Dstc2ConvError
-from ..task6 import NO_RESULT, SILENCE, Dialog, Exchange, is_api_call, read
+from ..task6 import NO_RESULT, SILENCE, Dialog, Exchange, is_api_call, read_dialogs
 from .ruleset import FIELD_RE, SLOTS, Regex, Rule, RuleSet, search_bounded
 
 TIMEOUT = 0.5    # seconds a condition's regular expression may take on one text
@@ -110,10 +110,7 @@ def turns_of(dialogs: list[Dialog]) -> list[Turn]:
 
 def read_turns(path: str | os.PathLike) -> list[Turn]:
     """The bot turns of a task-6 file; a file with no dialogs, or no bot turns, is an error."""
-    dialogs = read(path)
-    if not dialogs:
-        raise Dstc2ConvError("no dialogs", os.fspath(path))
-    turns = turns_of(dialogs)
+    turns = turns_of(read_dialogs(path))
     if not turns:
         raise Dstc2ConvError("no bot turns", os.fspath(path))
     return turns

@@ -314,7 +314,7 @@ def load_ontology(path: str) -> Ontology:
             if not isinstance(said, str) or not said.strip():
                 bad(f"synonym {_show(said)}: a phrase must be a non-empty string", line)
             elif not isinstance(value, str) or value not in values[slot]:
-                bad(f"synonym {said!r} maps to {_show(value)}, which is not a {slot} value", line)
+                bad(f"synonym {said!r} maps to {_show(value)}, which is not {'an' if slot[0] in 'aeiou' else 'a'} {slot} value", line)
             else:
                 phrases[said] = (slot, value)
     served: tuple = ()
@@ -433,7 +433,7 @@ def _patterns(data: _Map, bad: _Collect) -> dict:
     """name -> template, or None for a pattern with a problem (noted)."""
     patterns = data.get("patterns")
     if not isinstance(patterns, _Map) or not patterns:
-        bad("'patterns' must be a mapping of names to responses", data.key_lines.get("patterns", data.line))
+        bad("'patterns' must be a non-empty mapping of names to responses", data.key_lines.get("patterns", data.line))
         return {}
     templates = {}
     for name, template in patterns.items():
@@ -512,7 +512,8 @@ def _rule(item: Any, index: int, line: int, patterns: dict, ontology: Ontology |
         elif value is not None and not isinstance(value, str):
             bad(f"'set': {slot} takes a value, dontcare or null, not {_show(value)}", at("set"), rule_id)
         elif value not in ("dontcare", None) and ontology is not None and value not in ontology.values[slot]:
-            bad(f"'set': {value!r} is not a {slot} value (or dontcare, null)", at("set"), rule_id)
+            bad(f"'set': {value!r} is not {'an' if slot[0] in 'aeiou' else 'a'} {slot} value (or dontcare, null)",
+                at("set"), rule_id)
     marks = item.get("mark")
     if marks is None:
         marks = ()
@@ -562,7 +563,7 @@ def load_rules(path: str | os.PathLike) -> RuleSet:
     items = data.get("rules")
     rules = []
     if not isinstance(items, _Seq) or not items:
-        bad("'rules' must be a list of rules", data.key_lines.get("rules", data.line))
+        bad("'rules' must be a non-empty list of rules", data.key_lines.get("rules", data.line))
         items = _Seq()
         items.item_lines = []
     first: dict[str, int] = {}
