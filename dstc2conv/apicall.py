@@ -70,8 +70,9 @@ def eligible(turn: Turn, kb_names: frozenset, canthelp_calls: bool = True) -> bo
 
 def said_values(call: Call, upto: int, lexicon: Lexicon) -> Values:
     """The user's values at system turn ``upto``: the ontology's foods, areas and price
-    ranges (``lexicon.values``) found in the user's transcriptions so far, lowercased, as
-    they are (``moderately`` says moderate); where several start at one place the longest
+    ranges (``lexicon.values``) found in the user's transcriptions so far, lowercased,
+    where a word starts (``moderately`` says moderate, ``at least`` does not say east);
+    where several start at one place the longest
     (``modern european``, not ``european``; ``north american`` says no area); a slot's last
     mention wins. "any" or "i dont care" names no value: the slot keeps the value said
     before it, if any, else stays open."""

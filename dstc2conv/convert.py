@@ -96,7 +96,10 @@ def make_lexicon(ontology: Ontology, kb: KB) -> Lexicon:
     slot_of = {" ".join(value.lower().split()): slot
                for slot, values in zip(SLOTS, (ontology.foods, ontology.areas, ontology.prices))
                for value in values if value.strip() and value != "dontcare"}
-    return Lexicon(multiword, names, _alternation(slot_of), slot_of)
+    # A value starts a word ("inexpensive" does not say expensive, "at least" not east),
+    # and may end inside one ("moderately" says moderate).
+    values = re.compile(r"(?<!\w)(?:%s)" % _alternation(slot_of).pattern)
+    return Lexicon(multiword, names, values, slot_of)
 
 
 def _alternation(phrases) -> re.Pattern:

@@ -384,7 +384,7 @@ def _said_lexicon(kb=None):
     from dstc2conv.kb import KB
 
     ontology = Ontology(("dontcare", "european", "modern european", "north american", "thai"),
-                        ("centre", "north"), ("cheap", "moderate"), ("blue door", "red door"))
+                        ("centre", "east", "north"), ("cheap", "expensive", "moderate"), ("blue door", "red door"))
     return make_lexicon(ontology, kb or KB((), "test"))
 
 
@@ -406,6 +406,7 @@ def test_said_values_reads_the_ontology_values_in_the_users_words():
     assert said("cheap thai", "no moderately priced") == ("thai", None, "moderate")   # the last mention wins
     assert said("sea food in the center", "i dont care") == (None, None, None)
     assert said("thai", "european or thai") == ("thai", None, None)
+    assert said("inexpensive thai in the north", "at least") == ("thai", "north", None)   # words start values
 
 
 def test_api_call_values_are_the_ontology_values_the_user_said():
