@@ -116,6 +116,8 @@ def _print_score(args, now, change, turns, predictions, seconds) -> None:
                 t, p, b = turns[i], predictions[i], change.before[i]
                 print(f"  {label}: {_where(t)}  user: {t.user!r}  gold: {t.gold.strip()!r}  "
                       f"was: {b.text!r} ({b.rule or 'no rule'})  now: {p.text!r} ({p.rule or 'no rule'})")
+            if len(positions) > args.flips:
+                print(f"  ... and {len(positions) - args.flips} more {label} (--flips N shows more)")
 
 
 def _where(turn) -> str:
