@@ -20,6 +20,7 @@ values (cuisine, location, price; None for a missing or dontcare slot).
 """
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING
 
@@ -51,11 +52,13 @@ def shown_offer(turn: Turn) -> str | None:
     (``pizza express Fen Ditton``). An offer the system does not say (its words are
     "Sorry, I can't hear you") is no offer."""
     name = turn.offered
-    if name is None:
-        return None
-    said = " ".join(turn.system.lower().replace("_", " ").split())
-    shown = re.search(r"(?<!\w)" + re.escape(" ".join(name.lower().split())) + r"(?!\w)", said)
-    return name if shown else None
+    return name if name is not None and _shows(turn.system, name) else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _shows(system: str, name: str) -> bool:
+    said = " ".join(system.lower().replace("_", " ").split())
+    return re.search(r"(?<!\w)" + re.escape(" ".join(name.lower().split())) + r"(?!\w)", said) is not None
 
 
 def eligible(turn: Turn, kb_names: frozenset, canthelp_calls: bool = True) -> bool:
@@ -78,9 +81,19 @@ def said_values(call: Call, upto: int, lexicon: Lexicon) -> Values:
     before it, if any, else stays open."""
     found = {}
     for turn in call.turns[:upto]:
-        for match in lexicon.values.finditer(" ".join(turn.user.lower().split())):
-            found[lexicon.slot_of[match.group(0)]] = underscore(match.group(0))
+        found.update(_values_in(turn.user, lexicon))
     return tuple(found.get(slot) for slot in SLOTS)
+
+
+def _values_in(user: str, lexicon: Lexicon) -> tuple[tuple[str, str], ...]:
+    """(slot, value) for each ontology value in one user turn, in order (kept in
+    ``lexicon.memo``: a call looks again at every earlier user turn at each offer)."""
+    found = lexicon.memo.get(user)
+    if found is None:
+        found = lexicon.memo[user] = tuple(
+            (lexicon.slot_of[match.group(0)], underscore(match.group(0)))
+            for match in lexicon.values.finditer(" ".join(user.lower().split())))
+    return found
 
 
 def offered_restaurant(turn: Turn, kb: KB) -> Restaurant | None:

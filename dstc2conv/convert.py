@@ -79,6 +79,7 @@ class Lexicon:
     names: frozenset        # the KB's restaurant names that are joined in system turns, underscored
     values: re.Pattern      # the ontology's foods, areas and price ranges (lowercased), longest first
     slot_of: dict = field(compare=False)   # value (as ``values`` matches it) -> food, area or pricerange
+    memo: dict = field(default_factory=dict, compare=False, repr=False)   # user turn -> values in it
 
 
 # Restaurant names of more than five words were never joined in the published files
