@@ -18,7 +18,7 @@ from .convert import Ontology, convert_call, make_lexicon
 from .dstc2 import Call
 from .errors import Dstc2ConvError
 from .files import sha256_file
-from .inputs import DEFAULT_RAW_DIR, default_sources, gather, held_splits, needed_flists
+from .inputs import DEFAULT_RAW_DIR, Inputs, default_sources, gather, held_splits, needed_flists
 from .kb import KB, format_kb, kb_from_acts, read_kb
 from .outputs import MANIFEST, OutputFolder
 from .task6 import Dialog, Exchange, read, serialize
@@ -225,12 +225,6 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
         kept_dialogs = [d for name in keep for d in read(os.path.join(folder.path, name))]
         files[CANDIDATES] = candidates(built + kept_dialogs)
         files[KB_FILE] = kb_text
-        listed = [{"path": path, "used_for": list(taken), "sha256": checksum.get(path),
-                   "calls": next((len(s.calls) for s in inputs.sources if s.path == path), 0)}
-                  for path, taken in inputs.used]
-        kept_inputs = {(i["path"], i["sha256"]) for entry in keep.values() for i in entry.get("inputs", [])}
-        listed += [i for i in old_inputs if isinstance(i, dict) and (i.get("path"), i.get("sha256")) in kept_inputs
-                   and (i.get("path"), i.get("sha256")) not in {(x["path"], x["sha256"]) for x in listed}]
         every = {**files, **{name: folder.existing(name) for name in keep}}
         manifest = {
             **settings,
@@ -238,7 +232,7 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
                    "path": None if kb.source == "logs" else kb.source,
                    "sha256": None if kb.source == "logs" else sha256_file(kb.source),
                    "restaurants": len(kb.restaurants)},
-            "inputs": listed,
+            "inputs": _listed_inputs(inputs, checksum, keep, old_inputs),
             "files": {name: {**keep, **entries}[name] for name in sorted({**keep, **entries})},
             "checksums": {name: _sha256_text(every[name]) for name in sorted(every)},
         }
@@ -247,6 +241,18 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
         written = folder.commit(files, remove)
     stage("done")
     return BuildResult(tuple(written), manifest)
+
+
+def _listed_inputs(inputs: Inputs, checksum: dict, keep: dict, old_inputs: list) -> list[dict]:
+    """The manifest's inputs: every input of this build, then those of the kept files."""
+    listed = [{"path": path, "used_for": list(taken), "sha256": checksum.get(path),
+               "calls": next((len(s.calls) for s in inputs.sources if s.path == path), 0)}
+              for path, taken in inputs.used]
+    have = {(i["path"], i["sha256"]) for i in listed}
+    kept = {(i.get("path"), i.get("sha256")) for entry in keep.values() for i in entry.get("inputs") or []
+            if isinstance(i, dict)}
+    return listed + [i for i in old_inputs if isinstance(i, dict)
+                     and (i.get("path"), i.get("sha256")) in kept - have]
 
 
 def _convert(calls: dict[str, Call], ontology: Ontology, splits: tuple[str, ...], sessions: dict[str, list[str]],
