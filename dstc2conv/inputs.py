@@ -60,7 +60,7 @@ class Inputs:
 
 def sample_dir() -> str:
     """The small hand-written DSTC2-format sample shipped with dstc2conv."""
-    return str(resources.files("dstc2conv") / "sample")
+    return str(resources.files("dstc2conv.sample"))
 
 
 def default_sources(raw_dir: str = DEFAULT_RAW_DIR) -> tuple[list[str], bool]:

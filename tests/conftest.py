@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 TRAINDEV = SHARED / "dstc2" / "dstc2_traindev.tar.gz"
 REFERENCE = SHARED / "reference"
-SAMPLE = ROOT / "dstc2conv" / "sample"
+SAMPLE = ROOT / "tests" / "data" / "sample"
 GOLDEN = ROOT / "tests" / "golden"
 
 

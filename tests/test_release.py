@@ -14,7 +14,7 @@ import tarfile
 import time
 
 import pytest
-from conftest import GOLDEN, REFERENCE, SAMPLE, TRAINDEV, need
+from conftest import GOLDEN, REFERENCE, ROOT, SAMPLE, TRAINDEV, need
 
 from dstc2conv.build import BuildOptions, build, candidates
 from dstc2conv.cli import run
@@ -251,7 +251,7 @@ def test_default_rules_outside_a_checkout_are_the_shipped_ones(tmp_path, capsys,
     monkeypatch.chdir(tmp_path)
     assert run(["rules", "check"]) == 0
     shipped = capsys.readouterr().out.split(":")[0]
-    assert os.path.samefile(shipped, SAMPLE.parent.parent / "rules" / "dstc2.yaml")
+    assert os.path.samefile(shipped, ROOT / "rules" / "dstc2.yaml")
     (tmp_path / "rules").mkdir()
     (tmp_path / "rules" / "dstc2.yaml").write_text(
         "ontology: ontology.yaml\npatterns: {hi: hello}\nrules:\n  - {id: greet, priority: 1, say: hi}\n")
