@@ -162,15 +162,14 @@ def main() -> None:
     try:
         code = run()
         sys.stdout.flush()  # here, not at exit, so that a closed pipe is caught
-    except BrokenPipeError:
-        # The reader of the output went away (`| head`). As the Python docs advise, point
-        # stdout at devnull so that the flush at exit does not fail again, and stop quietly.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        code = BROKEN_PIPE
-    except OSError as exc:  # stdout cannot be written (a full disk, ...)
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        print(f"dstc2conv: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
-        code = 2
+    except OSError as exc:
+        # Point stdout at devnull, as the Python docs advise, so that the flush at exit
+        # does not fail again. A reader that went away (`| head`) stops us quietly; any
+        # other failure to write (a full disk) is said.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        if isinstance(exc, BrokenPipeError):
+            code = BROKEN_PIPE
+        else:
+            print(f"dstc2conv: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+            code = 2
     sys.exit(code)

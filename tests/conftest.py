@@ -16,6 +16,17 @@ SAMPLE = ROOT / "tests" / "data" / "sample"
 GOLDEN = ROOT / "tests" / "golden"
 
 
+def write_rule_files(folder: Path, rules: str, ontology: str, data: str, data_folder: str = ".") -> tuple[str, str]:
+    """A rule file (rules.yaml, naming ontology.yaml) in ``folder`` and a task-6 file
+    data.txt in ``folder/data_folder``; returns their paths."""
+    where = folder / data_folder
+    where.mkdir(exist_ok=True)
+    (folder / "ontology.yaml").write_text(ontology)
+    (folder / "rules.yaml").write_text(rules)
+    (where / "data.txt").write_text(data)
+    return str(folder / "rules.yaml"), str(where / "data.txt")
+
+
 def need(path: Path) -> Path:
     if not path.exists():
         if os.environ.get("DSTC2CONV_REQUIRE_DATA") == "1":

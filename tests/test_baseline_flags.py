@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import write_rule_files
 
 from dstc2conv import task6
 from dstc2conv.baseline.engine import Compiled, predict, turns_of
@@ -70,10 +71,7 @@ DIALOG = """\
 @pytest.fixture
 def write(tmp_path):
     def _write(rules=RULES, data=DIALOG):
-        (tmp_path / "ontology.yaml").write_text(ONTOLOGY)
-        (tmp_path / "rules.yaml").write_text(rules)
-        (tmp_path / "data.txt").write_text(data)
-        return str(tmp_path / "rules.yaml"), str(tmp_path / "data.txt")
+        return write_rule_files(tmp_path, rules, ONTOLOGY, data)
     return _write
 
 

@@ -9,6 +9,7 @@ import pickle
 import sys
 
 import pytest
+from conftest import write_rule_files
 
 from dstc2conv.baseline.problems import Problem, RuleFileError
 from dstc2conv.baseline.ruleset import ALIAS_LIMIT, load_rules
@@ -56,12 +57,7 @@ DIALOG = """\
 @pytest.fixture
 def write(tmp_path):
     def _write(rules=RULES, ontology=ONTOLOGY, data=DIALOG, folder="."):
-        where = tmp_path / folder
-        where.mkdir(exist_ok=True)
-        (tmp_path / "ontology.yaml").write_text(ontology)
-        (tmp_path / "rules.yaml").write_text(rules)
-        (where / "data.txt").write_text(data)
-        return str(tmp_path / "rules.yaml"), str(where / "data.txt")
+        return write_rule_files(tmp_path, rules, ontology, data, folder)
     return _write
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import REFERENCE, ROOT, need
+from conftest import REFERENCE, ROOT, need, write_rule_files
 
 from dstc2conv import task6
 from dstc2conv.baseline.engine import Compiled, State, predict, turns_of
@@ -103,10 +103,7 @@ DIALOG = """\
 @pytest.fixture
 def files(tmp_path):
     def write(rules=RULES, ontology=ONTOLOGY, data=DIALOG):
-        (tmp_path / "ontology.yaml").write_text(ontology)
-        (tmp_path / "rules.yaml").write_text(rules)
-        (tmp_path / "data.txt").write_text(data)
-        return str(tmp_path / "rules.yaml"), str(tmp_path / "data.txt")
+        return write_rule_files(tmp_path, rules, ontology, data)
     return write
 
 
