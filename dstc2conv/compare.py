@@ -25,6 +25,7 @@ from functools import cached_property
 
 from .errors import Dstc2ConvError
 from .kb import ATTRIBUTES, read_kb
+from .sessions import read_sessions
 from .task6 import SILENCE, Context, Dialog, Exchange, is_api_call, read_dialogs
 
 SAME_CALL_RATIO = 0.5
@@ -527,25 +528,6 @@ def _compare_pair(i: int, o: View, r: View, tally: _Tally, facts: dict, got: dic
         tally.add(OTHER, i, o.start, r.start, text)
 
 
-def _read_manifest(path: str, ours: str, explicit: bool) -> tuple[str, ...] | None:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except OSError as exc:
-        raise Dstc2ConvError(f"cannot read the manifest: {exc.strerror}", path) from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise Dstc2ConvError(f"the manifest is not valid JSON ({exc})", path) from None
-    name = os.path.basename(ours)
-    files = data.get("files") if isinstance(data, dict) else None
-    entry = files.get(name) if isinstance(files, dict) else None
-    dialogs = entry.get("dialogs") if isinstance(entry, dict) else None
-    if not isinstance(dialogs, list) or not all(isinstance(d, str) for d in dialogs):
-        if explicit:
-            raise Dstc2ConvError(f"the manifest lists no dialogs for {name}", path)
-        return None
-    return tuple(dialogs)
-
-
 def _same_call(o: View, r: View) -> bool:
     if o.users == r.users:
         return True
@@ -650,18 +632,14 @@ def compare_files(ours: str | os.PathLike, ref: str | os.PathLike, kb: str | os.
         kb_facts = {r.name: {a: (v,) for a, v in r.attrs} for r in read_kb(kb).restaurants}
     sessions: tuple[str, ...] = ()
     manifest_path = None
-    if manifest is not None:
-        manifest_path = os.fspath(manifest)
-        sessions = _read_manifest(manifest_path, ours, explicit=True)
-    else:
-        beside = os.path.join(os.path.dirname(ours), "manifest.json")
-        if os.path.isfile(beside):
-            try:
-                found = _read_manifest(beside, ours, explicit=False)
-            except Dstc2ConvError:
-                found = None
-            if found is not None:
-                sessions, manifest_path = found, beside
+    try:
+        found = read_sessions(ours, len(ours_views), manifest)
+    except Dstc2ConvError:
+        if manifest is not None:
+            raise
+        found = None              # an unreadable manifest beside the file: sessions not named
+    if found is not None:
+        sessions, manifest_path = found.sessions, found.manifest
     return compare_views(ours_views, ref_views, ours_path=ours, ref_path=ref, kb_facts=kb_facts,
                          kb_path=kb, sessions=sessions, manifest_path=manifest_path)
 
