@@ -139,55 +139,61 @@ def _cmd_predict(args) -> int:
 
 
 def _cmd_report(args) -> int:
-    from .report import tables
-
     from .engine import Compiled, predict
+    from .report import as_csv, as_markdown, as_text, tables
 
+    to_csv = args.format == "csv"
+    if args.top is not None and args.top < 1:
+        raise Dstc2ConvError(f"--top {args.top}: give 1 or more")
+    if to_csv and args.out is None:
+        raise Dstc2ConvError("--format csv needs --out DIR, the folder for rules.csv, kinds.csv and confusions.csv")
+    if args.out is not None and not to_csv:
+        raise Dstc2ConvError("--out is for --format csv (text and markdown go to stdout)")
+    if args.manifest is not None and not args.by_system:
+        raise Dstc2ConvError("--manifest is for --by-system")
+    if to_csv:
+        _csv_folder(args.out)
     ruleset, turns = _load(args)
+    systems = _systems(args, turns) if args.by_system else None
     compiled = Compiled(ruleset)
-    predictions = predict(compiled, turns)
-    rules, kinds, confusions = tables(predictions, turns, compiled, top=args.top)
-    sections = (("rules", rules), ("kinds", kinds), ("confusions", confusions))
-    if args.format == "csv":
-        folder = args.out or "."
-        try:
-            os.makedirs(folder, exist_ok=True)
-            for name, frame in sections:
-                path = os.path.join(folder, f"{name}.csv")
-                frame.to_csv(path)
-                print(path)
-        except OSError as exc:
-            reason = "it is a file, not a folder" if os.path.exists(folder) and not os.path.isdir(folder) \
-                else exc.strerror
-            raise Dstc2ConvError(f"cannot write the CSV files: {reason}", folder) from None
+    top = args.top or (None if to_csv else 15)
+    sections = tables(predict(compiled, turns), turns, compiled, top=top, systems=systems)
+    if to_csv:
+        for table in sections:
+            path = os.path.join(args.out, f"{table.name}.csv")
+            write_text_atomic(path, as_csv(table))
+            print(path)
+            if table.more:
+                _say(args, f"{path}: {table.more_note()}")
         return 0
-    for name, frame in sections:
-        print(f"## {name}\n")
-        if args.format == "markdown":
-            print(frame.to_markdown() if _has_tabulate() else frame.to_string())
-        else:
-            with _wide():
-                print(frame.to_string())
-        print()
+    write = as_markdown if args.format == "markdown" else as_text
+    print("\n\n".join(f"## {table.name}\n\n{write(table)}" for table in sections))
     return 0
 
 
-def _has_tabulate() -> bool:
-    """pandas' to_markdown needs the optional tabulate package."""
-    import importlib.util
+def _csv_folder(folder: str) -> None:
+    """The folder for the CSV files, made now (before any work) if it is not there."""
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise Dstc2ConvError("cannot write the CSV files: it is a file, not a folder", folder)
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise Dstc2ConvError(f"cannot write the CSV files: {exc.strerror}", folder) from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise Dstc2ConvError("cannot write the CSV files: permission denied", folder)
 
-    return importlib.util.find_spec("tabulate") is not None
 
+def _systems(args, turns) -> list[str]:
+    """The DSTC2 dialog system (S0, S1, ...) of each turn, from the build's manifest."""
+    from ..sessions import read_sessions
+    from ..task6 import read_dialogs
 
-class _wide:
-    def __enter__(self):
-        import pandas as pd
-
-        self._ctx = pd.option_context("display.width", 200, "display.max_colwidth", 70)
-        self._ctx.__enter__()
-
-    def __exit__(self, *exc):
-        self._ctx.__exit__(*exc)
+    found = read_sessions(args.data, len(read_dialogs(args.data)), args.manifest)
+    if found is None:
+        raise Dstc2ConvError("--by-system needs the build's manifest.json beside the data file "
+                             "(listing it), or --manifest FILE", args.data)
+    _say(args, f"dialog systems from {found.manifest}")
+    return [found.systems[t.dialog] for t in turns]
 
 
 def _cmd_check(args) -> int:
@@ -270,9 +276,16 @@ def add_parser(sub) -> None:
 
     p = rules_sub.add_parser("report", help="per-rule, per-kind and confusion tables")
     common(p)
-    p.add_argument("--format", choices=("text", "markdown", "csv"), default="text")
-    p.add_argument("--out", metavar="DIR", help="folder for the CSV files (with --format csv)")
-    p.add_argument("--top", type=int, default=15, metavar="N", help="rows of the kind and confusion tables")
+    p.add_argument("--format", choices=("text", "markdown", "csv"), default="text",
+                   help="text (default) or markdown tables on stdout; csv: rules.csv, kinds.csv and "
+                        "confusions.csv in --out DIR")
+    p.add_argument("--out", metavar="DIR", help="the folder for the CSV files (needed by --format csv)")
+    p.add_argument("--top", type=int, metavar="N",
+                   help="rows per table, the largest first (default 15; with --format csv, every row)")
+    p.add_argument("--by-system", action="store_true",
+                   help="turns and accuracy per DSTC2 dialog system (S0, S1, ...) in the rules and kinds tables")
+    p.add_argument("--manifest", metavar="FILE",
+                   help="the build's manifest.json, for --by-system (default: manifest.json beside the data file)")
     p.set_defaults(func=_reporting(_cmd_report))
 
     p = rules_sub.add_parser("check", help="validate; with --data, rules that never fire or are always shadowed")

@@ -1,12 +1,18 @@
-"""Tables about a rule set on a data file (pandas is imported here only):
-each rule's firings and accuracy, accuracy per response kind, the commonest confusions."""
+"""Tables about a rule set on a data file: each rule's firings and accuracy, accuracy per
+response kind (both optionally per DSTC2 dialog system), the commonest confusions; and
+the three ways of writing a table (text, markdown, CSV)."""
 from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
 
 import regex
 
 from .engine import Compiled, Prediction, Turn, correct
 
 _NAME_TOKEN = regex.compile(r"\S+_(?:phone|address|post_code)\b")
+CELL_WIDTH = 60    # text output shortens longer cells to this many characters, ending "..."
 
 
 def response_kind(text: str, namers: list, generic: dict) -> str:
@@ -28,10 +34,28 @@ def response_kind(text: str, namers: list, generic: dict) -> str:
     return " ".join(out)
 
 
-def tables(predictions: list[Prediction], turns: list[Turn], compiled: Compiled, top: int = 15):
-    """(rules, kinds, confusions) as pandas DataFrames."""
-    import pandas as pd
+@dataclass
+class Table:
+    name: str              # rules, kinds, confusions
+    columns: list[str]
+    rows: list[list]       # cells: str, int, float (an accuracy), None (no turns)
+    more: int = 0          # rows left out
 
+    def first(self, top: int | None) -> Table:
+        if top is None or len(self.rows) <= top:
+            return self
+        return Table(self.name, self.columns, self.rows[:top], len(self.rows) - top)
+
+    def more_note(self) -> str:
+        noun = self.name if self.more != 1 else self.name[:-1]
+        return f"... {self.more} more {noun} (--top N shows more)"
+
+
+def tables(predictions: list[Prediction], turns: list[Turn], compiled: Compiled,
+           top: int | None = None, systems: list[str] | None = None) -> list[Table]:
+    """The rules, kinds and confusions tables, largest first, each cut to ``top`` rows
+    (None: all). ``systems``, the dialog system of each turn, adds a turn count and an
+    accuracy per system to the rules and kinds tables."""
     vocabulary = compiled.ontology.values
     generic = {v: f"<{slot}>" for slot, values in vocabulary.items() for v in values}
 
@@ -39,20 +63,102 @@ def tables(predictions: list[Prediction], turns: list[Turn], compiled: Compiled,
         return response_kind(text, compiled.namers, generic)
 
     rows = []
-    for p, t in zip(predictions, turns):
-        rows.append({"rule": p.rule or "(none)", "correct": correct(p.text, t.gold),
-                     "kind": kind(t.gold), "predicted": kind(p.text) if p.text else "(nothing)",
-                     "gold": t.gold.strip(), "prediction": p.text, "user": t.user})
-    frame = pd.DataFrame(rows)
-    rules = (frame.groupby("rule").agg(fired=("correct", "size"), correct=("correct", "sum"))
-             .assign(accuracy=lambda f: (f.correct / f.fired).round(3))
-             .sort_values("fired", ascending=False))
-    kinds = (frame.groupby("kind").agg(turns=("correct", "size"), correct=("correct", "sum"))
-             .assign(accuracy=lambda f: (f.correct / f.turns).round(3))
-             .sort_values("turns", ascending=False).head(top))
-    wrong = frame[~frame.correct]
-    confusions = (wrong.groupby(["kind", "predicted"])
-                  .agg(count=("correct", "size"), rule=("rule", "first"), user=("user", "first"),
-                       gold=("gold", "first"))
-                  .sort_values("count", ascending=False).head(top).reset_index())
-    return rules, kinds, confusions
+    for i, (p, t) in enumerate(zip(predictions, turns)):
+        rows.append({"rule": p.rule or "(none)", "correct": correct(p.text, t.gold), "kind": kind(t.gold),
+                     "predicted": kind(p.text) if p.text else "(nothing)", "gold": t.gold.strip(),
+                     "user": t.user, "system": systems[i] if systems else None})
+    names = sorted(set(systems), key=lambda s: (s == "?", s)) if systems else []
+    out = [_summary(rows, "rule", "fired", names), _summary(rows, "kind", "turns", names), _confusions(rows)]
+    return [table.first(top) for table in out]
+
+
+def _summary(rows: list[dict], key: str, count: str, systems: list[str]) -> Table:
+    tally: dict = {}
+    for r in rows:
+        for system in (None, r["system"]) if systems else (None,):
+            seen = tally.setdefault(r[key], {}).setdefault(system, [0, 0])
+            seen[0] += 1
+            seen[1] += r["correct"]
+    body = []
+    for value, seen in tally.items():
+        n, right = seen[None]
+        row = [value, n, right, right / n]
+        for system in systems:
+            n, right = seen.get(system, (0, 0))
+            row += [n, right / n if n else None]
+        body.append(row)
+    body.sort(key=lambda row: (-row[1], row[0]))
+    columns = [key, count, "correct", "accuracy"] + [f"{s} {c}" for s in systems for c in (count, "accuracy")]
+    return Table(key + "s", columns, body)
+
+
+def _confusions(rows: list[dict]) -> Table:
+    """Wrong turns grouped by (gold kind, predicted kind), with the first one's rule,
+    user turn and gold response."""
+    found: dict = {}
+    for r in rows:
+        if not r["correct"]:
+            group = found.setdefault((r["kind"], r["predicted"]),
+                                     [r["kind"], r["predicted"], 0, r["rule"], r["user"], r["gold"]])
+            group[2] += 1
+    body = sorted(found.values(), key=lambda row: -row[2])
+    return Table("confusions", ["kind", "predicted", "count", "rule", "user", "gold"], body)
+
+
+# ---------------------------------------------------------------- writing
+
+
+def _cell(value, empty: str = "-") -> str:
+    if value is None:
+        return empty
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def _numeric(table: Table) -> list[bool]:
+    """Which columns hold numbers (written right-aligned)."""
+    return [bool(table.rows) and all(isinstance(row[i], (int, float)) or row[i] is None for row in table.rows)
+            for i in range(len(table.columns))]
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= CELL_WIDTH else text[:CELL_WIDTH - 3] + "..."
+
+
+def as_text(table: Table) -> str:
+    """Aligned columns, every one of them whatever the terminal's width; cells longer
+    than CELL_WIDTH shortened."""
+    cells = [table.columns] + [[_short(_cell(v)) for v in row] for row in table.rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(table.columns))]
+    lines = ["  ".join(c.rjust(w) if right else c.ljust(w) for c, w, right in zip(row, widths, _numeric(table)))
+             .rstrip() for row in cells]
+    if table.more:
+        lines.append(table.more_note())
+    return "\n".join(lines)
+
+
+def _escape(text: str) -> str:
+    """A markdown table cell: ``|`` would end it, ``<name>`` would read as an HTML tag."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "\\<")
+
+
+def as_markdown(table: Table) -> str:
+    def line(cells):
+        return "| " + " | ".join(cells) + " |"
+
+    lines = [line(_escape(c) for c in table.columns),
+             "|" + "|".join("---:" if right else "---" for right in _numeric(table)) + "|"]
+    lines += [line(_escape(_cell(v)) for v in row) for row in table.rows]
+    if table.more:
+        lines += ["", table.more_note()]
+    return "\n".join(lines)
+
+
+def as_csv(table: Table) -> str:
+    """Every cell in full; an accuracy without turns is empty."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(table.columns)
+    writer.writerows([_cell(v, "") for v in row] for row in table.rows)
+    return out.getvalue()
