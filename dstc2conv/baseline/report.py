@@ -12,7 +12,7 @@ import regex
 from .engine import Compiled, Prediction, Turn, correct
 
 _NAME_TOKEN = regex.compile(r"\S+_(?:phone|address|post_code)\b")
-CELL_WIDTH = 60    # text output shortens longer cells to this many characters, ending "..."
+CELL_WIDTH = 60    # text output shortens longer cells (not rule ids) to this many characters, ending "..."
 
 
 def response_kind(text: str, namers: list, generic: dict) -> str:
@@ -128,8 +128,10 @@ def _short(text: str) -> str:
 
 def as_text(table: Table) -> str:
     """Aligned columns, every one of them whatever the terminal's width; cells longer
-    than CELL_WIDTH shortened."""
-    cells = [table.columns] + [[_short(_cell(v)) for v in row] for row in table.rows]
+    than CELL_WIDTH shortened, except rule ids."""
+    keep = [c == "rule" for c in table.columns]
+    cells = [table.columns] + [[_cell(v) if k else _short(_cell(v)) for v, k in zip(row, keep)]
+                               for row in table.rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(table.columns))]
     lines = ["  ".join(c.rjust(w) if right else c.ljust(w) for c, w, right in zip(row, widths, _numeric(table)))
              .rstrip() for row in cells]
