@@ -376,7 +376,7 @@ def add_parser(sub) -> None:
     common(p)
     p.add_argument("--out", required=True, metavar="NEW.yaml")
     p.add_argument("--budget", type=_seconds, default=100.0, metavar="SECONDS", help="time budget (default 100)")
-    p.add_argument("--objective", choices=("overall", "mean-system", "worst-system"), default="overall",
+    p.add_argument("--objective", choices=list(_OBJECTIVES), default="overall",
                    help="what to maximise: per-response accuracy over all turns (default), or the mean, or "
                         "the lowest, of the dialog systems' (these need the manifest)")
     p.add_argument("--force", action="store_true", help="tune even on what looks like a test split")
