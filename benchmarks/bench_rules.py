@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -54,11 +55,12 @@ def main() -> None:
     print(f"rules score      {min(walls):.2f} s wall (best of {args.repeat}, whole command)")
 
     if Path(args.tune_data).exists():
-        out = Path("/tmp") / "dstc2conv-bench-tuned.yaml"
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "dstc2conv", "rules", "tune", "--rules", args.rules,
-                        "--data", args.tune_data, "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
-        print(f"rules tune       {time.perf_counter() - start:.1f} s wall on {Path(args.tune_data).name}")
+        with tempfile.TemporaryDirectory() as folder:   # the tuned file, and a copy of its ontology
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "dstc2conv", "rules", "tune", "--rules", args.rules, "--quiet",
+                            "--data", args.tune_data, "--out", str(Path(folder) / "tuned.yaml")],
+                           check=True, stdout=subprocess.DEVNULL)
+            print(f"rules tune       {time.perf_counter() - start:.1f} s wall on {Path(args.tune_data).name}")
 
 
 if __name__ == "__main__":

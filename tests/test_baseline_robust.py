@@ -401,6 +401,7 @@ def test_an_output_that_cannot_be_written_is_found_before_the_work(write, capsys
 
     rules, data = write()
     monkeypatch.setattr(rules_cli, "_load", lambda args: pytest.fail("the work began"))
+    monkeypatch.setattr(rules_cli, "_load_systems", lambda args: pytest.fail("the work began"))
     for command in ("predict", "tune"):
         assert _errors(capsys, "rules", command, "--rules", rules, "--data", data,
                        "--out", str(tmp_path / "no" / "x")) == [

@@ -241,7 +241,7 @@ def test_tune_improves_and_refuses_test_files(files, capsys, tmp_path):
     assert run(["rules", "tune", "--rules", rules_path, "--data", data, "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "before  81.82%" in printed and "after   90.91%" in printed
-    tuned = load_rules(out)   # valid, its ontology path rebased
+    tuned = load_rules(out)   # valid: its ontology copied beside it
     turns = turns_of(task6.read(data))
     assert sum(outcomes(predict(Compiled(tuned), turns), turns)) == 10
     test_file = tmp_path / "dialog-babi-task6-dstc2-tst.txt"

@@ -33,6 +33,23 @@ def _load(args):
     return ruleset, turns
 
 
+def _load_systems(args):
+    """``_load``, and the dialog system of each dialog (``Sessions``) from the build's
+    manifest (--manifest, else manifest.json beside the data if it lists the file), or
+    None without one; a manifest that does not fit the file is an error."""
+    from ..sessions import read_sessions
+    from ..task6 import read_dialogs
+    from .engine import turns_of
+    from .ruleset import load_rules
+
+    ruleset = load_rules(args.rules)
+    dialogs = read_dialogs(args.data)
+    turns = turns_of(dialogs)
+    if not turns:
+        raise Dstc2ConvError("no bot turns", args.data)
+    return ruleset, turns, read_sessions(args.data, len(dialogs), args.manifest)
+
+
 def _say(args, message: str) -> None:
     """A note on stderr, unless --quiet."""
     if not args.quiet:
@@ -65,15 +82,16 @@ def _predict(ruleset, turns):
 
 def _cmd_score(args) -> int:
     from ..files import sha256_file
-    from .score import history_path, outcomes, recall, save_history, score, signature
+    from .score import by_system, history_path, outcomes, recall, save_history, score, signature
 
-    ruleset, turns = _load(args)
+    ruleset, turns, sessions = _load_systems(args)
     start = time.perf_counter()
     predictions = _predict(ruleset, turns)
     seconds = time.perf_counter() - start
     results = outcomes(predictions, turns)
     data_sha = sha256_file(args.data)
     now = score(results, turns, signature(ruleset.sha256, data_sha))
+    systems = by_system(results, turns, sessions.systems) if sessions else None
     change = None
     if not args.no_history:
         path = history_path(args.data, args.history_dir)
@@ -83,7 +101,7 @@ def _cmd_score(args) -> int:
             _warn(recalled.note)
         elif recalled.note:
             _say(args, recalled.note)
-    _print_score(args, now, change, turns, predictions, seconds)
+    _print_score(args, now, systems, change, turns, predictions, seconds)
     if not args.no_history:
         try:
             save_history(path, predictions, results, args.data, data_sha, now)
@@ -92,9 +110,11 @@ def _cmd_score(args) -> int:
     return 0
 
 
-def _print_score(args, now, change, turns, predictions, seconds) -> None:
+def _print_score(args, now, systems, change, turns, predictions, seconds) -> None:
     if args.json:
         out = now.to_dict()
+        if systems is not None:
+            out["by_system"] = {name: _parts(part) for name, part in systems.items()}
         out["turns_per_second"] = round(len(turns) / seconds) if seconds else None
         if change is not None:
             out["previous"] = change.previous.to_dict()
@@ -107,6 +127,9 @@ def _print_score(args, now, change, turns, predictions, seconds) -> None:
     print(f"per-response accuracy  {now.per_response:.2%}  ({now.correct}/{now.responses})")
     print(f"per-dialog accuracy    {now.per_dialog:.2%}  ({now.dialogs_correct}/{now.dialogs})")
     print(f"signature              {now.signature}")
+    for name, part in (systems or {}).items():
+        print(f"system {name:<15} {part.per_response:.2%}  ({part.correct}/{part.responses}) per response, "
+              f"{part.per_dialog:.2%}  ({part.dialogs_correct}/{part.dialogs}) per dialog")
     if change is not None:
         delta = now.per_response - change.previous.per_response
         print(f"since the last score   {delta:+.2%} per response "
@@ -118,6 +141,11 @@ def _print_score(args, now, change, turns, predictions, seconds) -> None:
                       f"was: {b.text!r} ({b.rule or 'no rule'})  now: {p.text!r} ({p.rule or 'no rule'})")
             if len(positions) > args.flips:
                 print(f"  ... and {len(positions) - args.flips} more {label} (--flips N shows more)")
+
+
+def _parts(part) -> dict:
+    """A part's score, without the signature (the whole's)."""
+    return {key: value for key, value in part.to_dict().items() if key != "signature"}
 
 
 def _where(turn) -> str:
@@ -214,15 +242,35 @@ def _cmd_tune(args) -> int:
     if ("tst" in name or "test" in name) and not args.force:
         raise Dstc2ConvError("refusing to tune on what looks like a test split (use --force to insist)", args.data)
     check_writable(args.out)
-    ruleset, turns = _load(args)
+    ruleset, turns, sessions = _load_systems(args)
+    copy = _ontology_copy(args.rules, args.out)
+    if sessions is not None and not args.force:
+        if sessions.split == "test":
+            raise Dstc2ConvError(f"refusing to tune on a test split: {sessions.manifest} says so "
+                                 "(use --force to insist)", args.data)
+        if "S2" in sessions.systems:
+            raise Dstc2ConvError(f"refusing to tune on dialogs of system S2, the test split's ({sessions.manifest}; "
+                                 "use --force to insist)", args.data)
+    if args.objective != "overall" and sessions is None:
+        raise Dstc2ConvError(f"--objective {args.objective} needs each dialog's system: no manifest.json "
+                             "beside the data lists it; give the build's with --manifest", args.data)
     show = not args.quiet and sys.stderr.isatty()
-    tuned = tune(ruleset, turns, budget_seconds=args.budget, progress=_tune_progress if show else None)
+    tuned = tune(ruleset, turns, budget_seconds=args.budget, progress=_tune_progress if show else None,
+                 systems=sessions.systems if sessions else None, objective=args.objective)
     with open(args.rules, encoding="utf-8") as fh:
         text = write_tuned(fh.read(), ruleset, tuned)
-    text = _rebase_ontology(text, args.rules, args.out)
+    if copy:
+        _copy(*copy)
+        _say(args, f"copied the ontology {copy[0]} to {copy[1]}, where the tuned file looks for it")
     write_text_atomic(args.out, text)
-    print(f"before  {tuned.before:.2%} per response")
-    print(f"after   {tuned.after:.2%} per response")
+    what = _OBJECTIVES[args.objective]
+    print(f"before  {tuned.before:.2%} {what}")
+    print(f"after   {tuned.after:.2%} {what}")
+    for (system, before), (_, after) in zip(tuned.systems_before, tuned.systems_after):
+        print(f"  {system:<5} {before.per_response:.2%} -> {after.per_response:.2%} per response "
+              f"({before.correct} -> {after.correct} of {after.responses})")
+    if not tuned.converged:
+        print(f"stopped by the time budget after {tuned.rounds} rounds; not converged")
     print(f"changed {len(tuned.changes)} rules" + (":" if tuned.changes else ""))
     for change in tuned.changes:
         print(f"  {change}")
@@ -230,22 +278,61 @@ def _cmd_tune(args) -> int:
     return 0
 
 
+_OBJECTIVES = {"overall": "per response", "mean-system": "per response, mean of the systems",
+               "worst-system": "per response, worst system"}
+
+
 def _tune_progress(round_: int, accuracy: float, seconds: float) -> None:
     print(f"tune: round {round_}: {accuracy:.2%} per response, {seconds:.0f} s", file=sys.stderr, flush=True)
 
 
-def _rebase_ontology(text: str, rules_path: str, out_path: str) -> str:
-    """Keep the ``ontology:`` path right when the tuned file goes to another folder."""
+def _ontology_copy(rules_path: str, out_path: str) -> tuple[str, str] | None:
+    """The tuned file keeps the rule file's ``ontology:`` line. When that path, read from
+    the tuned file's folder, is not the rule file's ontology: (ontology, where to copy it)
+    if nothing is there; an error if another file is."""
     import re
 
-    def fix(match):
-        value = match.group(1).strip().strip("'\"")
-        if os.path.isabs(value):
-            return match.group(0)
-        target = os.path.join(os.path.dirname(os.path.abspath(rules_path)), value)
-        return "ontology: " + os.path.relpath(target, os.path.dirname(os.path.abspath(out_path)))
+    with open(rules_path, encoding="utf-8", errors="replace") as fh:
+        found = re.search(r"(?m)^ontology:(.*)$", fh.read())
+    value = found.group(1).split(" #")[0].strip().strip("'\"") if found else ""
+    if not value or os.path.isabs(value):
+        return None
+    source = os.path.join(os.path.dirname(rules_path), value)
+    target = os.path.join(os.path.dirname(out_path), value)
+    if not os.path.exists(target):
+        return source, target
+    if os.path.exists(source) and not _same_file(source, target):
+        raise Dstc2ConvError(f"the tuned file would name the ontology {target}, which is not the rule file's "
+                             f"{source}: write it to another folder", out_path)
+    return None
 
-    return re.sub(r"(?m)^ontology:(.*)$", fix, text, count=1)
+
+def _same_file(a: str, b: str) -> bool:
+    import filecmp
+
+    return os.path.samefile(a, b) or filecmp.cmp(a, b, shallow=False)
+
+
+def _copy(source: str, target: str) -> None:
+    import shutil
+
+    try:
+        os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+        shutil.copyfile(source, target)
+    except OSError as exc:
+        raise Dstc2ConvError(f"cannot copy the ontology {source} here: {exc.strerror}", target) from None
+
+
+def _seconds(text: str) -> float:
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text}: give more than 0 seconds")
+    return value
 
 
 def add_parser(sub) -> None:
@@ -259,6 +346,11 @@ def add_parser(sub) -> None:
         p.add_argument("--data", required=data_required, metavar="T6FILE", help="a task-6 file")
         p.add_argument("--quiet", action="store_true", help="no progress or notes on stderr (warnings stay)")
 
+    def manifest(p):
+        p.add_argument("--manifest", metavar="FILE",
+                       help="the build's manifest.json, for each dialog's DSTC2 system (default: manifest.json "
+                            "beside the data, if it lists the file)")
+
     p = rules_sub.add_parser("score", help="per-response and per-dialog accuracy")
     common(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -267,6 +359,7 @@ def add_parser(sub) -> None:
                    help="where the last score per data file is kept "
                         "(default: $XDG_CACHE_HOME/dstc2conv/history, else ~/.cache/dstc2conv/history)")
     p.add_argument("--flips", type=int, default=10, metavar="N", help="flipped turns to show (default 10)")
+    manifest(p)
     p.set_defaults(func=_reporting(_cmd_score))
 
     p = rules_sub.add_parser("predict", help="one predicted bot utterance per line")
@@ -295,6 +388,10 @@ def add_parser(sub) -> None:
     p = rules_sub.add_parser("tune", help="choose enabled rules and priorities on a validation file")
     common(p)
     p.add_argument("--out", required=True, metavar="NEW.yaml")
-    p.add_argument("--budget", type=float, default=100.0, metavar="SECONDS", help="time budget (default 100)")
-    p.add_argument("--force", action="store_true", help="tune even on a file that looks like a test split")
+    p.add_argument("--budget", type=_seconds, default=100.0, metavar="SECONDS", help="time budget (default 100)")
+    p.add_argument("--objective", choices=list(_OBJECTIVES), default="overall",
+                   help="what to maximise: per-response accuracy over all turns (default), or the mean, or "
+                        "the lowest, of the dialog systems' (these need the manifest)")
+    p.add_argument("--force", action="store_true", help="tune even on what looks like a test split")
+    manifest(p)
     p.set_defaults(func=_reporting(_cmd_tune))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from .. import __version__
@@ -50,6 +51,20 @@ def score(results: list[bool], turns: list[Turn], sig: str = "") -> Score:
     for ok, turn in zip(results, turns):
         ok_dialogs[turn.dialog] = ok_dialogs.get(turn.dialog, True) and ok
     return Score(len(results), sum(results), len(ok_dialogs), sum(ok_dialogs.values()), sig)
+
+
+def score_of(results: list[bool], turns: list[Turn], dialogs: Collection[int]) -> Score:
+    """The score of the turns of some dialogs only (``dialogs``: their positions in the file)."""
+    kept = [i for i, turn in enumerate(turns) if turn.dialog in dialogs]
+    return score([results[i] for i in kept], [turns[i] for i in kept])
+
+
+def by_system(results: list[bool], turns: list[Turn], systems: Sequence[str]) -> dict[str, Score]:
+    """The score of each dialog system (``systems``: one per dialog of the file, as
+    ``Sessions.systems``) that has turns here, in name order; the parts add up to ``score``."""
+    present = {turn.dialog for turn in turns}
+    names = sorted({systems[d] for d in present})
+    return {name: score_of(results, turns, {d for d in present if systems[d] == name}) for name in names}
 
 
 # ---------------------------------------------------------------- history

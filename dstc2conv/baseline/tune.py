@@ -1,75 +1,132 @@
-"""Choose which response rules are enabled, and their priorities, to maximise
-per-response accuracy on a validation file.
+"""Choose which response rules are enabled, and their priorities, to maximise an
+objective on a validation file: per-response accuracy over all its turns, or the mean,
+or the lowest, of its dialog systems' per-response accuracies.
 
 The state never depends on which response rule wins (see ``engine``), so every rule's
 output on every turn is computed once; an ordering is then scored by picking, per turn,
 the first enabled rule that matched. The search is greedy coordinate ascent: for each
 rule, try disabling (or enabling) it and moving it just above each rule it competes
 with; keep the best improvement; repeat until a pass changes nothing or the time budget
-runs out. State rules (``set``) are left as they are.
+runs out. Turns in the same situation (the same rules match, right or wrong alike, in
+the same system) are counted once. State rules (``set``) are left as they are, and so
+is every priority the new order does not need changed (see ``_priorities``).
 """
 from __future__ import annotations
 
+import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from ..errors import Dstc2ConvError
 from .engine import Compiled, Turn, candidates, correct
 from .ruleset import Rule, RuleSet, rule_order
+from .score import Score, by_system
+
+OBJECTIVES = ("overall", "mean-system", "worst-system")
 
 
 @dataclass(frozen=True)
 class Tuned:
-    before: float
+    before: float                    # the objective, before and after
     after: float
     rules: tuple[Rule, ...]          # all rules, file order, with new priority/enabled
     changes: tuple[str, ...]         # readable, one per changed rule
+    order: tuple[str, ...] = ()      # the response rules' ids in their new order (disabled ones too)
+    objective: str = "overall"
+    systems_before: tuple[tuple[str, Score], ...] = ()   # per dialog system, when they are known
+    systems_after: tuple[tuple[str, Score], ...] = ()
+    rounds: int = 0
+    converged: bool = True           # False: the time budget ended the search
 
 
-def _table(compiled: Compiled, turns: list[Turn]):
-    """Per turn: {rule id: True/False (its output is right)} for every rule that matched."""
-    out = []
-    for turn, found in zip(turns, candidates(compiled, turns)):
-        out.append({rule_id: correct(text, turn.gold) for rule_id, text in found})
-    return out
+def _table(compiled: Compiled, turns: list[Turn], groups: list[int]) -> tuple[dict, list]:
+    """The turns' distinct situations, ``{(matched, group): turns}`` where ``matched`` is
+    ``((rule id, its output is right), ...)`` for every rule that matched; and each turn's."""
+    counts: dict = {}
+    keys = []
+    for turn, group, found in zip(turns, groups, candidates(compiled, turns)):
+        key = (tuple((rule_id, correct(text, turn.gold)) for rule_id, text in found), group)
+        counts[key] = counts.get(key, 0) + 1
+        keys.append(key)
+    return counts, keys
 
 
-def _accuracy(order: list[str], table) -> float:
-    rank = {rule_id: i for i, rule_id in enumerate(order)}
-    right = 0
-    for matched in table:
-        best = None
-        for rule_id, hit in matched.items():
-            r = rank.get(rule_id)
-            if r is not None and (best is None or r < best[0]):
-                best = (r, hit)
-        if best is not None:
-            right += best[1]
-    return right / len(table) if table else 0.0
+def _hit(matched: tuple, rank: dict) -> bool:
+    """Whether the first enabled rule of the order (``rank``) that matched is right."""
+    best, hit = None, False
+    for rule_id, right in matched:
+        r = rank.get(rule_id)
+        if r is not None and (best is None or r < best):
+            best, hit = r, right
+    return hit
 
 
-def tune(ruleset: RuleSet, turns: list[Turn], budget_seconds: float = 100.0, progress=None) -> Tuned:
-    """``progress(round, accuracy, seconds)``, if given, is called after every round (round
-    0: the rules as they are), with the best accuracy so far and the time since the start."""
+def _rank(order: list[str], enabled: dict) -> dict:
+    return {rule_id: i for i, rule_id in enumerate(order) if enabled[rule_id]}
+
+
+def _value(objective: str, right: list[int], totals: list[int]) -> float:
+    if objective == "overall":
+        return sum(right) / sum(totals)
+    rates = [r / t for r, t in zip(right, totals)]
+    return sum(rates) / len(rates) if objective == "mean-system" else min(rates)
+
+
+def tune(ruleset: RuleSet, turns: list[Turn], budget_seconds: float = 100.0, progress=None,
+         systems: Sequence[str] | None = None, objective: str = "overall") -> Tuned:
+    """Maximise ``objective`` on ``turns``: ``overall``, per-response accuracy over all
+    turns; ``mean-system``, the mean of the dialog systems' per-response accuracies;
+    ``worst-system``, the lowest of them. ``systems``: one per dialog of the file
+    (``Sessions.systems``), needed by the last two; with it the scores per system are
+    given too. ``progress(round, value, seconds)``, if given, is called after every round
+    (round 0: the rules as they are), with the best value so far and the time since the start."""
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {objective!r}")
+    if objective != "overall" and systems is None:
+        raise Dstc2ConvError(f"the {objective} objective needs to know each dialog's system: "
+                             "give the build's manifest (--manifest)")
+    if not turns:
+        raise Dstc2ConvError("no bot turns to tune on")
     start = time.monotonic()
+    names = sorted({systems[t.dialog] for t in turns}) if systems is not None else ["all"]
+    groups = [names.index(systems[t.dialog]) for t in turns] if systems is not None else [0] * len(turns)
+    totals = [groups.count(g) for g in range(len(names))]
     everything = sorted(ruleset.rules, key=rule_order)
     responders = [r for r in everything if not r.updates_state]
-    table = _table(Compiled(ruleset, order=[replace(r, enabled=True) for r in everything]), turns)
+    table, keys = _table(Compiled(ruleset, order=[replace(r, enabled=True) for r in everything]), turns, groups)
     order = [r.id for r in responders]                     # priority order, all rules
     enabled = {r.id: r.enabled for r in responders}
-    active = lambda o: [i for i in o if enabled[i]]        # noqa: E731
-    before = best = _accuracy(active(order), table)
+
+    def value(order: list[str]) -> float:
+        rank = _rank(order, enabled)
+        right = [0] * len(names)
+        for (matched, group), count in table.items():
+            if _hit(matched, rank):
+                right[group] += count
+        return _value(objective, right, totals)
+
+    def scores(rank: dict) -> tuple[tuple[str, Score], ...]:
+        if systems is None:
+            return ()
+        return tuple(by_system([_hit(matched, rank) for matched, _ in keys], turns, systems).items())
+
+    systems_before = scores(_rank(order, enabled))
+    before = best = value(order)
     deadline = start + budget_seconds
-    improved = True
-    rounds = 0
+    rounds, converged = 0, False
     if progress:
         progress(rounds, best, time.monotonic() - start)
-    while improved and time.monotonic() < deadline:
-        improved = False
+    while not converged and time.monotonic() < deadline:
+        improved, complete = False, True
         rounds += 1
         for rule_id in list(order):
+            if time.monotonic() > deadline:
+                complete = False
+                break
             # 1. toggle
             enabled[rule_id] = not enabled[rule_id]
-            score = _accuracy(active(order), table)
+            score = value(order)
             if score > best + 1e-12:
                 best, improved = score, True
                 continue
@@ -82,69 +139,131 @@ def tune(ruleset: RuleSet, turns: list[Turn], budget_seconds: float = 100.0, pro
                     continue
                 trial = order[:here] + order[here + 1:]
                 trial.insert(target if target < here else target - 1, rule_id)
-                score = _accuracy(active(trial), table)
+                score = value(trial)
                 if score > best + 1e-12:
                     best, best_move = score, trial
             if best_move is not None:
                 order, improved = best_move, True
-            if time.monotonic() > deadline:
-                break
+        converged = complete and not improved
         if progress:
             progress(rounds, best, time.monotonic() - start)
-    return Tuned(before, best, *_apply(ruleset, everything, order, enabled))
+    rules, changes = _apply(ruleset, responders, order, enabled)
+    return Tuned(before, best, rules, changes, tuple(order), objective, systems_before,
+                 scores(_rank(order, enabled)), rounds, converged)
 
 
-def _apply(ruleset: RuleSet, everything: list[Rule], order: list[str], enabled: dict) -> tuple:
-    """New priorities that give ``order`` (spaced by 10, state rules kept on top)."""
+def _apply(ruleset: RuleSet, responders: list[Rule], order: list[str], enabled: dict) -> tuple:
+    """The rules with the priorities that give ``order`` (see ``_priorities``) and the
+    enabled flags; and the changes, readable."""
+    priorities = _priorities(responders, order)
+    rank = {r.id: i for i, r in enumerate(responders)}
     by_id = {r.id: r for r in ruleset.rules}
-    top = max((r.priority for r in ruleset.rules), default=0)
-    new = {}
-    for rank, rule_id in enumerate(order):
-        new[rule_id] = replace(by_id[rule_id], priority=10 * (len(order) - rank), enabled=enabled[rule_id])
     changes = []
-    for rule in ruleset.rules:
-        if rule.id not in new:
-            new[rule.id] = replace(rule, priority=max(rule.priority, top) + 10 * len(order))
+    for i, rule_id in enumerate(order):
+        old = by_id[rule_id]
+        said = []
+        if old.enabled != enabled[rule_id]:
+            said.append("enabled" if enabled[rule_id] else "disabled")
+        if old.priority != priorities[rule_id]:
+            said.append(f"priority {old.priority} -> {priorities[rule_id]} (rank {rank[rule_id] + 1} -> {i + 1})")
+        if said:
+            changes.append(f"{rule_id}: {', '.join(said)}")
+    rules = tuple(replace(r, priority=priorities[r.id], enabled=enabled[r.id]) if r.id in enabled else r
+                  for r in ruleset.rules)
+    return rules, tuple(changes)
+
+
+def _priorities(old: list[Rule], order: list[str]) -> dict[str, int]:
+    """Priorities that put the rules ``old`` (in their present order) in ``order``,
+    changing as few as possible. The most rules that can keep theirs do: two of them
+    can when they are in order and the rules moved between them fit between them. Each
+    run of the others gets priorities spread between its new neighbours', or above or
+    below them at the ends; where there are too few numbers between, equal ones where
+    the file order breaks the tie (``rule_order``)."""
+    by_id = {r.id: r for r in old}
+    seq = [by_id[rule_id] for rule_id in order]
+    n = len(seq)
+
+    def pack(i: int, j: int) -> list[int] | None:
+        """The highest priorities for seq[i+1:j] below seq[i]'s; None if they do not
+        stay above seq[j] (both keep theirs)."""
+        p, index, out = seq[i].priority, seq[i].index, []
+        for rule in seq[i + 1:j]:
+            p = p if rule.index > index else p - 1
+            index = rule.index
+            out.append(p)
+        return out if (-p, index) < rule_order(seq[j]) else None
+
+    # kept[j]: (how many rules keep their priority up to seq[j], the one before it), j = n: the end
+    kept: dict[int, tuple[int, int | None]] = {-1: (0, None)}
+    for j in range(n + 1):
+        for i, (count, _) in list(kept.items()):
+            if (i == -1 or j == n or pack(i, j) is not None) and (j not in kept or count + 1 > kept[j][0]):
+                kept[j] = (count + 1, i)
+    keep = []
+    at = kept[n][1]
+    while at != -1:
+        keep.append(at)
+        at = kept[at][1]
+    out = {rule.id: rule.priority for rule in seq}
+    bounds = [-1, *sorted(keep), n]       # at least one rule keeps its priority
+    for i, j in zip(bounds, bounds[1:]):
+        run = seq[i + 1:j]
+        if not run:
             continue
-        old, now = rule, new[rule.id]
-        if old.enabled != now.enabled:
-            changes.append(f"{rule.id}: {'enabled' if now.enabled else 'disabled'}")
-    old_rank = {r.id: i for i, r in enumerate(r for r in everything if not r.updates_state)}
-    for rank, rule_id in enumerate(order):
-        if old_rank[rule_id] != rank and enabled[rule_id]:
-            changes.append(f"{rule_id}: rank {old_rank[rule_id] + 1} -> {rank + 1}")
-    return tuple(new[r.id] for r in ruleset.rules), tuple(changes)
+        if i == -1:
+            values = [seq[j].priority + 10 * (len(run) - k) for k in range(len(run))]
+        elif j == n:
+            values = [seq[i].priority - 10 * (k + 1) for k in range(len(run))]
+        else:
+            gap = seq[i].priority - seq[j].priority
+            values = [seq[i].priority - (k + 1) * gap // (len(run) + 1) for k in range(len(run))] \
+                if gap > len(run) else pack(i, j)
+        out.update((rule.id, p) for rule, p in zip(run, values))
+    return out
 
 
 def write_tuned(source_text: str, ruleset: RuleSet, tuned: Tuned) -> str:
-    """The rule file with the tuned priorities and enabled flags, comments kept."""
+    """The rule file with the tuned priorities and enabled flags, comments kept: only the
+    values that changed are rewritten (a tune that changes nothing gives the same text)."""
     lines = source_text.split("\n")
     starts = sorted(r.line for r in ruleset.rules)
     new = {r.id: r for r in tuned.rules}
     edits: dict[int, str] = {}
     inserts: dict[int, str] = {}
     for rule in ruleset.rules:
+        target = new[rule.id]
+        if (target.priority, target.enabled) == (rule.priority, rule.enabled):
+            continue
         end = next((s for s in starts if s > rule.line), len(lines) + 1)
         block = range(rule.line - 1, end - 1)
-        target = new[rule.id]
         priority_at = next((i for i in block if _key(lines[i]) == "priority"), None)
         enabled_at = next((i for i in block if _key(lines[i]) == "enabled"), None)
         indent = _indent(lines[priority_at] if priority_at is not None else lines[rule.line - 1].replace("-", " ", 1))
-        if priority_at is not None:
-            edits[priority_at] = f"{indent}priority: {target.priority}"
-        else:
-            inserts[rule.line - 1] = f"{indent}priority: {target.priority}"
-        if enabled_at is not None:
-            edits[enabled_at] = f"{indent}enabled: {'true' if target.enabled else 'false'}"
-        elif not target.enabled:
-            at = priority_at if priority_at is not None else rule.line - 1
-            inserts[at] = (inserts.get(at, "") + "\n" if at in inserts else "") + f"{indent}enabled: false"
+        if target.priority != rule.priority:
+            if priority_at is not None:
+                edits[priority_at] = _set_value(lines[priority_at], str(target.priority))
+            else:
+                inserts[rule.line - 1] = f"{indent}priority: {target.priority}"
+        if target.enabled != rule.enabled:
+            flag = "true" if target.enabled else "false"
+            if enabled_at is not None:
+                edits[enabled_at] = _set_value(lines[enabled_at], flag)
+            else:
+                at = priority_at if priority_at is not None else rule.line - 1
+                inserts[at] = (inserts[at] + "\n" if at in inserts else "") + f"{indent}enabled: {flag}"
     out = []
     for i, line in enumerate(lines):
         out.append(edits.get(i, line))
         if i in inserts:
             out.append(inserts[i])
     return "\n".join(out)
+
+
+def _set_value(line: str, value: str) -> str:
+    """``key: value`` with a new value; what comes before it and a comment after it kept."""
+    found = re.match(r"([^:]*:\s*)\S+(.*)", line)
+    return found.group(1) + value + found.group(2)
 
 
 def _key(line: str) -> str | None:

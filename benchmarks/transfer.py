@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""How rules tuned on one DSTC2 dialog system's dialogs do on the other's.
+
+    python benchmarks/transfer.py --manifest BUILD/manifest.json \\
+        [--data ../shared/reference/dialog-babi-task6-dstc2-trn.txt] \\
+        [--held-out ../shared/reference/dialog-babi-task6-dstc2-dev.txt] [--budget 20]
+
+The manifest of a build of the same split (`dstc2conv build`, see the README) tells
+which system each dialog of --data came from (default: manifest.json beside --data, if
+it lists the file). The published train file holds the MDP system's (S0) dialogs and a
+POMDP system's (S1). For the rules (--rules, default the shipped ones) as they are, then
+tuned (`rules tune`, --budget seconds each) on the S0 dialogs only, on the S1 dialogs
+only, and on all of them for each objective, prints the per-response accuracy on each
+system's dialogs of --data, the lower and the mean of them, and, with --held-out, on a
+file none of them was tuned on (default: the published dev file, all S0, if it is there).
+A file of one system gives the rows that need no other.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = ROOT.parent / "shared" / "reference"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rules", default=str(ROOT / "rules" / "dstc2.yaml"))
+    parser.add_argument("--data", default=str(REFERENCE / "dialog-babi-task6-dstc2-trn.txt"))
+    parser.add_argument("--manifest", help="the manifest of a build of the same split")
+    dev = REFERENCE / "dialog-babi-task6-dstc2-dev.txt"
+    parser.add_argument("--held-out", default=str(dev) if dev.exists() else "",
+                        help="a file to score on too, tuned on by none ('' for none)")
+    parser.add_argument("--budget", type=float, default=20.0, help="seconds for each tune (default 20)")
+    args = parser.parse_args()
+
+    from dstc2conv.errors import Dstc2ConvError
+
+    try:
+        rows, names, held = _rows(args)
+    except Dstc2ConvError as exc:
+        print(f"transfer: error: {exc}", file=sys.stderr)
+        return 2
+    heads = ["rule set", "tuned on", *names, "worst", "mean"] + (["held-out"] if held else [])
+    table = [heads] + [[rule_set, on] + [f"{v:.2%}" for v in values] for rule_set, on, values in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(heads))]
+    for row in table:
+        print("  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))))
+    if held:
+        print(f"held-out: {Path(args.held_out).name}")
+    return 0
+
+
+def _rows(args):
+    from dstc2conv.baseline.engine import Compiled, predict, turns_of
+    from dstc2conv.baseline.ruleset import load_rules
+    from dstc2conv.baseline.score import by_system, outcomes, score
+    from dstc2conv.baseline.tune import OBJECTIVES, tune
+    from dstc2conv.errors import Dstc2ConvError
+    from dstc2conv.sessions import read_sessions
+    from dstc2conv.task6 import read_dialogs
+
+    ruleset = load_rules(args.rules)
+    dialogs = read_dialogs(args.data)
+    turns = turns_of(dialogs)
+    sessions = read_sessions(args.data, len(dialogs), args.manifest)
+    if sessions is None:
+        raise Dstc2ConvError("no manifest.json beside the file lists it: give a build's with --manifest", args.data)
+    systems = sessions.systems
+    names = sorted(set(systems))
+    held = None
+    if args.held_out and Path(args.held_out).resolve() != Path(args.data).resolve():
+        held = turns_of(read_dialogs(args.held_out))
+
+    def scores(rules) -> list[float]:
+        compiled = Compiled(rules)
+        parts = by_system(outcomes(predict(compiled, turns), turns), turns, systems)
+        rates = [parts[name].per_response for name in names]
+        out = [*rates, min(rates), sum(rates) / len(rates)]
+        if held:
+            out.append(score(outcomes(predict(compiled, held), held), held).per_response)
+        return out
+
+    def tuned(on, objective="overall"):
+        found = tune(ruleset, on, budget_seconds=args.budget, systems=systems, objective=objective)
+        if not found.converged:
+            print(f"transfer: the {objective} tune stopped by the time budget after {found.rounds} rounds",
+                  file=sys.stderr)
+        return scores(replace(ruleset, rules=found.rules))
+
+    start = time.monotonic()
+    rows = [("as shipped", "-", scores(ruleset))]
+    for name in names:
+        rows.append(("tuned, overall", name, tuned([t for t in turns if systems[t.dialog] == name])))
+    if len(names) > 1:
+        for objective in OBJECTIVES:
+            rows.append((f"tuned, {objective}", "+".join(names), tuned(turns, objective)))
+    print(f"transfer: {len(rows) - 1} tunes and {len(rows)} scorings in {time.monotonic() - start:.0f} s",
+          file=sys.stderr)
+    return rows, names, held
+
+
+if __name__ == "__main__":
+    sys.exit(main())
