@@ -2,18 +2,20 @@
 per-response accuracy on a validation file.
 
 The state never depends on which response rule wins (see ``engine``), so every rule's
-output on every turn is computed once; an ordering is then scored by picking, per turn,
-the first enabled rule that matched. The search is greedy coordinate ascent: for each
-rule, try disabling (or enabling) it and moving it just above each rule it competes
-with; keep the best improvement; repeat until a pass changes nothing or the time budget
-runs out. State rules (``set``) are left as they are.
+output on every turn is computed once (and turns with the same outputs, right or wrong,
+counted together); an ordering is then scored by choosing (``engine.choose``), per turn,
+among the rules that responded. The search is greedy coordinate ascent: for each rule,
+try disabling (or enabling) it and moving it just above each rule it competes with; keep
+the best improvement; repeat until a pass changes nothing or the time budget runs out.
+State rules (``set``, ``mark``) are left as they are.
 """
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass, replace
 
-from .engine import Compiled, Turn, candidates, correct
+from .engine import Compiled, Turn, candidates, choose, correct, every_response_rule, looked_up
 from .ruleset import Rule, RuleSet, rule_order
 
 
@@ -25,26 +27,24 @@ class Tuned:
     changes: tuple[str, ...]         # readable, one per changed rule
 
 
-def _table(compiled: Compiled, turns: list[Turn]):
-    """Per turn: {rule id: True/False (its output is right)} for every rule that matched."""
-    out = []
+def _table(compiled: Compiled, turns: list[Turn]) -> tuple[list, int]:
+    """The distinct rows {rule id: True/False (its output is right)} of the rules that
+    respond on a turn, each with the number of turns that have it; and the number of turns."""
+    rows: Counter = Counter()
     for turn, found in zip(turns, candidates(compiled, turns)):
-        out.append({rule_id: correct(text, turn.gold) for rule_id, text in found})
-    return out
+        rows[tuple((rule_id, correct(text, turn.gold)) for rule_id, text in found.items())] += 1
+    return [(dict(row), count) for row, count in rows.items()], len(turns)
 
 
-def _accuracy(order: list[str], table) -> float:
-    rank = {rule_id: i for i, rule_id in enumerate(order)}
+def _accuracy(order: list[str], table: tuple[list, int]) -> float:
+    rows, turns = table
+    responders = looked_up(order)
     right = 0
-    for matched in table:
-        best = None
-        for rule_id, hit in matched.items():
-            r = rank.get(rule_id)
-            if r is not None and (best is None or r < best[0]):
-                best = (r, hit)
-        if best is not None:
-            right += best[1]
-    return right / len(table) if table else 0.0
+    for row, count in rows:
+        won = choose(responders, row)
+        if won is not None and won[1]:
+            right += count
+    return right / turns if turns else 0.0
 
 
 def tune(ruleset: RuleSet, turns: list[Turn], budget_seconds: float = 100.0, progress=None) -> Tuned:
@@ -53,7 +53,7 @@ def tune(ruleset: RuleSet, turns: list[Turn], budget_seconds: float = 100.0, pro
     start = time.monotonic()
     everything = sorted(ruleset.rules, key=rule_order)
     responders = [r for r in everything if not r.updates_state]
-    table = _table(Compiled(ruleset, order=[replace(r, enabled=True) for r in everything]), turns)
+    table = _table(Compiled(ruleset, order=every_response_rule(everything)), turns)
     order = [r.id for r in responders]                     # priority order, all rules
     enabled = {r.id: r.enabled for r in responders}
     active = lambda o: [i for i in o if enabled[i]]        # noqa: E731
