@@ -127,21 +127,22 @@ class Choice:
 
 @dataclass(frozen=True)
 class Kind:
-    """What a condition's value is: ``takes`` (for messages and the README) and
-    ``compile(condition, raw value, patterns, slow)`` -> the compiled value, or Invalid.
+    """What a condition's value is: ``takes`` (for the README), ``compile(condition, raw
+    value, patterns, slow)`` -> the compiled value, or Invalid, and ``item`` for a choice.
     ``patterns``: name -> template (None for a pattern with a problem of its own);
     ``slow``: the problem to report when a regular expression is too slow on some text."""
     takes: str
     compile: Callable
-    item: str = ""          # for a choice: what one item is ("slot", "pattern name", ...)
+    item: str = ""          # a choice of several: what one is ("slot", "pattern name", ...)
 
 
-def _plain(kind_check, takes: str):
+def _plain(takes: str, check) -> Kind:
+    """A kind whose value is used as it is (once ``check(value)`` holds)."""
     def compile(name, raw, patterns, slow):
-        if not kind_check(raw):
+        if not check(raw):
             raise Invalid(f"condition {name!r} takes {takes}, not {show(raw)}")
         return raw
-    return compile
+    return Kind(takes, compile)
 
 
 def _regex(name, raw, patterns, slow) -> Regex:
@@ -209,14 +210,13 @@ def _words(name, raw, patterns, slow) -> Choice:
     return Choice(words.mode, tuple(Regex(regex.compile(s), slow) for s in sources))
 
 
-CHOICE = "; several: {any: [...]} or {all: [...]}"
-BOOL = Kind("true or false", _plain(lambda v: isinstance(v, bool), "true or false"))
-INT = Kind("an integer", _plain(lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"))
+BOOL = _plain("true or false", lambda v: isinstance(v, bool))
+INT = _plain("an integer", lambda v: isinstance(v, int) and not isinstance(v, bool))
 REGEX = Kind("a regular expression", _regex)
-WORDS = Kind("a word or phrase" + CHOICE, _words, "word")
-SLOT_CHOICE = Kind("a slot (food, area, price)" + CHOICE, _choice("slot", _slot), "slot")
-PATTERN_CHOICE = Kind("a pattern name" + CHOICE, _choice("pattern name", _pattern), "pattern name")
-FLAG_CHOICE = Kind("a flag" + CHOICE, _choice("flag", _flag), "flag")
+WORDS = Kind("words or phrases", _words, "word")
+SLOT_CHOICE = Kind("slots (food, area, price)", _choice("slot", _slot), "slot")
+PATTERN_CHOICE = Kind("pattern names", _choice("pattern name", _pattern), "pattern name")
+FLAG_CHOICE = Kind("flags", _choice("flag", _flag), "flag")
 
 
 # ---------------------------------------------------------------- the registry
