@@ -368,7 +368,7 @@ def _dontcare(value, env):
     return lambda s, u, m: combine(getattr(s, x) == DONTCARE for x in slots)
 
 
-@condition("food_served", BOOL, "some restaurant serves (true) or none serves (false) the food (the ontology's `served`)")
+@condition("food_served", BOOL, "some restaurant serves (true) or none (false) the food (the ontology's `served`)")
 def _food_served(value, env):
     served = env.served
     return lambda s, u, m: (s.food in served) == value

@@ -156,7 +156,7 @@ class Compiled:
         self.markers = sorted(env.watched.items())
         self._seen: dict[str, tuple] = {}
         self._named: dict[str, str | None] = {}
-        self._said: dict[str, tuple] = {}       # user turn -> the (slot, value) it names
+        self._mentioned: dict[str, tuple] = {}   # user turn -> the (slot, value) pairs it names
 
     def _responder(self, rule: Rule, tests: tuple):
         render = self.render
@@ -227,10 +227,10 @@ class Compiled:
 
     def mentions(self, user: str, state: State) -> set[str]:
         """Set the slot values the user turn names (in order: a later one wins); the slots."""
-        found = self._said.get(user)
+        found = self._mentioned.get(user)
         if found is None:
             phrases = self.ontology.phrases
-            found = self._said[user] = tuple(phrases[m.group(1)] for m in self.ontology.matcher.finditer(user))
+            found = self._mentioned[user] = tuple(phrases[m.group(1)] for m in self.ontology.matcher.finditer(user))
         mentioned = set()
         for slot, value in found:
             setattr(state, slot, value)
