@@ -1,5 +1,5 @@
-"""Flags (``mark`` / ``marked`` / ``not_marked``) and the user history condition
-(``said_before_regex``) on tiny inline rule files and hand-written dialogs."""
+"""Flags (``mark`` / ``marked``) and the user history condition (``user_said_before``)
+on tiny inline rule files and hand-written dialogs."""
 from __future__ import annotations
 
 import pytest
@@ -29,7 +29,7 @@ patterns:
 rules:
   - id: wordy-system
     priority: 100
-    when: {prev_bot: [long]}
+    when: {prev_bot: long}
     mark: wordy
   - id: greet
     priority: 100
@@ -41,15 +41,15 @@ rules:
     say: bye
   - id: place-earlier
     priority: 80
-    when: {said_before_regex: '\\b(north|south)\\b', user_silent: true}
+    when: {user_said_before: '\\b(north|south)\\b', user_silent: true}
     say: heard
   - id: ask-long
     priority: 50
-    when: {marked: [wordy]}
+    when: {marked: wordy}
     say: long
   - id: ask-short
     priority: 40
-    when: {not_marked: [wordy]}
+    when: {not: {marked: wordy}}
     say: short
 """
 
@@ -85,7 +85,7 @@ def test_a_flag_stays_raised_for_the_rest_of_the_dialog_only(write):
     assert preds[7].rule == "ask-short"
 
 
-def test_said_before_regex_looks_at_earlier_user_turns(write):
+def test_user_said_before_looks_at_the_user_turns_so_far(write):
     rules, data = write()
     turns = turns_of(task6.read(data))
     preds = predict(Compiled(load_rules(rules)), turns)
@@ -106,8 +106,8 @@ def test_flag_rules_are_state_rules_and_score(write, capsys):
 
 
 @pytest.mark.parametrize("edit, line, message, rule_id", [
-    (("{marked: [wordy]}", "{marked: [chatty]}"), 27, "no rule marks the flag 'chatty'", "ask-long"),
-    (("{not_marked: [wordy]}", "{not_marked: ['two words']}"), 31, "'two words' is not a flag name", "ask-short"),
+    (("{marked: wordy}", "{marked: chatty}"), 27, "no rule marks the flag 'chatty'", "ask-long"),
+    (("{not: {marked: wordy}}", "{not: {marked: 'two words'}}"), 31, "'two words' is not a flag name", "ask-short"),
     (("    mark: wordy\n", "    mark: {wordy: 1}\n"), 12, "'mark' takes a flag name", "wordy-system"),
     (("    mark: wordy\n", "    mark: wordy\n    say: short\n"), 9,
      "either responds (say / api_call) or updates the state (set / mark)", "wordy-system"),

@@ -32,11 +32,11 @@ rules:
     say: hello
   - id: bye
     priority: 90
-    when: {user_words: [bye]}
+    when: {user_words: bye}
     say: bye
   - id: ask-food
     priority: 10
-    when: {missing: [food]}
+    when: {missing: food}
     say: ask_food
 """
 

@@ -38,11 +38,11 @@ rules:
     say: hello
   - id: bye
     priority: 90
-    when: {user_words: [bye]}
+    when: {user_words: bye}
     say: bye
   - id: ask-food
     priority: 10
-    when: {missing: [food]}
+    when: {missing: food}
     say: ask_food
 """
 
@@ -104,14 +104,14 @@ rules:
   - id: bye
     priority: 90
     enabled: "false"
-    when: {user_words: [[phone, number], 3, null]}
+    when: {user_words: {any: [[phone, number], 3, null]}}
     say: bye
   - id: mark-food
     when: {user_silent: yes}
     set: {food: thai}
     offer: true
   - id: bye
-    when: {turn_at_least: true, marked: [never]}
+    when: {turn_at_least: true, marked: never}
     say: byebye
 """
 
@@ -153,14 +153,14 @@ def test_problems_are_frozen_values_and_the_error_pickles(write):
 # ---------------------------------------------------------------- strict types
 
 @pytest.mark.parametrize("edit, line, message, rule_id", [
-    (("{user_words: [bye]}", "{user_words: [[phone, number], 3, null]}"), 14,
+    (("{user_words: bye}", "{user_words: {any: [[phone, number], 3, null]}}"), 14,
      "condition 'user_words': item 1 must be a non-empty string, not a list", "bye"),
-    (("{user_words: [bye]}", "{user_words: [bye, 3]}"), 14,
+    (("{user_words: bye}", "{user_words: {any: [bye, 3]}}"), 14,
      "condition 'user_words': item 2 must be a non-empty string, not 3", "bye"),
-    (("{user_words: [bye]}", "{user_words: [bye, null]}"), 14,
+    (("{user_words: bye}", "{user_words: {all: [bye, null]}}"), 14,
      "condition 'user_words': item 2 must be a non-empty string, not null (nothing)", "bye"),
-    (("{user_words: [bye]}", "{user_words: []}"), 14,
-     "condition 'user_words' takes a non-empty list of strings, not a list", "bye"),
+    (("{user_words: bye}", "{user_words: {any: []}}"), 14,
+     "condition 'user_words': 'any' takes a non-empty list of words, not a list", "bye"),
     (("    say: bye\n", "    say: bye\n    enabled: \"false\"\n"), 16,
      "'enabled' must be true or false, not 'false'", "bye"),
     (("    say: bye\n", "    say: bye\n    enabled: 0\n"), 16, "'enabled' must be true or false, not 0", "bye"),
@@ -173,14 +173,14 @@ def test_problems_are_frozen_values_and_the_error_pickles(write):
      "condition 'turn_at_most' takes an integer, not False", "greet"),
     (("{first_turn: true}", "{user_regex: 3}"), 10,
      "condition 'user_regex' takes a regular expression (a string), not 3", "greet"),
-    (("{missing: [food]}", "{missing: [food, 2]}"), 18,
+    (("{missing: food}", "{missing: {all: [food, 2]}}"), 18,
      "condition 'missing': item 2 must be a non-empty string, not 2", "ask-food"),
-    (("    when: {missing: [food]}\n    say: ask_food\n",
-      "    when: {missing: [food]}\n    set: {food: thai}\n    offer: true\n"), 20,
+    (("    when: {missing: food}\n    say: ask_food\n",
+      "    when: {missing: food}\n    set: {food: thai}\n    offer: true\n"), 20,
      "'offer' goes with 'say' (a response that names the restaurant offered)", "ask-food"),
-    (("    when: {missing: [food]}\n    say: ask_food\n", "    when: {missing: [food]}\n    set: {food: 7}\n"), 19,
+    (("    when: {missing: food}\n    say: ask_food\n", "    when: {missing: food}\n    set: {food: 7}\n"), 19,
      "'set': food takes a value, dontcare or null, not 7", "ask-food"),
-    (("    when: {missing: [food]}\n    say: ask_food\n", "    when: {missing: [food]}\n    mark: [a, [b]]\n"),
+    (("    when: {missing: food}\n    say: ask_food\n", "    when: {missing: food}\n    mark: [a, [b]]\n"),
      19, "'mark' takes a flag name or a list of them", "ask-food"),
     (("  bye: you are welcome\n", "  bye: 42\n"), 6, "pattern 'bye' must be a string, not 42", None),
     (("  - id: ask-food\n", "  - id: 12\n"), 16, "a rule needs an 'id' (a string)", None),
@@ -232,7 +232,7 @@ def test_an_alias_bomb_is_refused_with_its_line(write, capsys):
     # nine levels of nine aliases: 9**9 words if expanded; it stops where the aliases so far
     # pass ALIAS_LIMIT nodes: a4 (each of its aliases brings 9**3 + 9**2 + 9 + 1 = 820 nodes)
     bomb = _alias_bomb(9)
-    rules = RULES.replace("rules:\n", bomb + "rules:\n").replace("{user_words: [bye]}", "{user_words: *a8}")
+    rules = RULES.replace("rules:\n", bomb + "rules:\n").replace("{user_words: bye}", "{user_words: {any: *a8}}")
     rules_path, data = write(rules=rules)
     line = rules.splitlines().index([x for x in rules.splitlines() if x.startswith("  a4:")][0]) + 1
     assert _errors(capsys, "rules", "score", "--rules", rules_path, "--data", data) == [
@@ -240,8 +240,8 @@ def test_an_alias_bomb_is_refused_with_its_line(write, capsys):
 
 
 def test_a_few_aliases_are_fine(write, capsys):
-    rules = RULES.replace("rules:\n", "rules:\n  - id: thanks\n    when: {user_words: &bye [thanks, bye]}\n"
-                                      "    say: bye\n").replace("{user_words: [bye]}", "{user_words: *bye}")
+    rules = RULES.replace("rules:\n", "rules:\n  - id: thanks\n    when: {user_words: &bye {any: [thanks, bye]}}\n"
+                                      "    say: bye\n").replace("{user_words: bye}", "{user_words: *bye}")
     rules_path, data = write(rules=rules)
     ruleset = load_rules(rules_path)
     assert [r.id for r in ruleset.rules] == ["thanks", "greet", "bye", "ask-food"]
@@ -249,7 +249,7 @@ def test_a_few_aliases_are_fine(write, capsys):
 
 def test_a_slow_regex_is_found_when_the_rules_load(write, capsys):
     # catastrophic backtracking on a run of "a" that does not end the text
-    rules, data = write(rules=RULES.replace("{user_words: [bye]}", "{user_regex: '^(a|a)+$'}"))
+    rules, data = write(rules=RULES.replace("{user_words: bye}", "{user_regex: '^(a|a)+$'}"))
     expected = [f"dstc2conv: error: {rules}:14: regular expression too slow (bye)"]
     assert _errors(capsys, "rules", "check", "--rules", rules) == expected
     assert _errors(capsys, "rules", "score", "--rules", rules, "--data", data) == expected
@@ -258,7 +258,7 @@ def test_a_slow_regex_is_found_when_the_rules_load(write, capsys):
 @pytest.mark.parametrize("command", [["score", "--no-history"], ["check"], ["tune", "--out", "T"]])
 def test_a_slow_regex_is_stopped_on_the_data(write, capsys, tmp_path, command):
     # "abab...ab!" backtracks 2**30 ways; the probe when loading does not try it
-    rules, data = write(rules=RULES.replace("{user_words: [bye]}", "{user_regex: '^(ab|ab)+$'}"),
+    rules, data = write(rules=RULES.replace("{user_words: bye}", "{user_regex: '^(ab|ab)+$'}"),
                         data=DIALOG.replace("3 thai please", "3 " + "ab" * 30 + "!"))
     assert run(["rules", "check", "--rules", rules]) == 0
     capsys.readouterr()
@@ -282,7 +282,7 @@ def test_history_lives_in_the_user_cache_not_beside_the_data(write, capsys, tmp_
         first = _score(capsys, rules, data)
         assert "since the last score" not in first.out and first.err == ""
         # the user has ask-food ask whatever the user said
-        fixed = RULES.replace("{missing: [food]}", "{turn_at_least: 1}")
+        fixed = RULES.replace("{missing: food}", "{turn_at_least: 1}")
         rules, _ = write(rules=fixed, folder="other")
         second = _score(capsys, rules, data)
     finally:
@@ -344,7 +344,7 @@ def test_a_failed_save_keeps_the_printed_score(write, capsys, tmp_path):
 def test_json_flips_carry_both_predictions(write, capsys):
     rules, data = write()
     _score(capsys, rules, data)
-    rules, _ = write(rules=RULES.replace("{missing: [food]}", "{turn_at_least: 1}"))
+    rules, _ = write(rules=RULES.replace("{missing: food}", "{turn_at_least: 1}"))
     out = json.loads(_score(capsys, rules, data, "--json").out)
     assert out["flipped_wrong"] == []
     assert out["flipped_right"] == [{"turn": "dialog 1 line 3", "user": "thai please", "gold": "Which food?",
@@ -357,7 +357,7 @@ def test_json_flips_carry_both_predictions(write, capsys):
 def test_tune_shows_progress_on_a_terminal_only(write, capsys, monkeypatch, tmp_path):
     # ask-food answers every turn, above bye: tuning moves bye up (round 1), then finds
     # nothing more (round 2)
-    rules, data = write(rules=RULES.replace("priority: 90", "priority: 5").replace("{missing: [food]}",
+    rules, data = write(rules=RULES.replace("priority: 90", "priority: 5").replace("{missing: food}",
                                                                                  "{turn_at_least: 1}"))
     out = str(tmp_path / "tuned.yaml")
     assert run(["rules", "tune", "--rules", rules, "--data", data, "--out", out]) == 0

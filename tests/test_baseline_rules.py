@@ -36,7 +36,7 @@ patterns:
 rules:
   - id: any-area
     priority: 100
-    when: {prev_bot: [ask_area], user_words: [any]}
+    when: {prev_bot: ask_area, user_words: any}
     set: {area: dontcare}
   - id: greet
     priority: 100
@@ -48,15 +48,15 @@ rules:
     say: bye
   - id: phone
     priority: 80
-    when: {user_words: [phone], has_current: true}
+    when: {user_words: phone, has_current: true}
     say: phone
   - id: unserved
     priority: 75
-    when: {filled: [food], food_served: false, state_changed: true}
+    when: {filled: food, food_served: false, state_changed: true}
     say: none
   - id: call
     priority: 70
-    when: {known: [food, area], state_changed: true}
+    when: {known: {all: [food, area]}, state_changed: true}
     api_call: true
   - id: offer
     priority: 60
@@ -65,16 +65,16 @@ rules:
     say: offer
   - id: next
     priority: 50
-    when: {user_words: [else], remaining: true}
+    when: {user_words: else, remaining: true}
     offer: true
     say: offer
   - id: ask-food
     priority: 40
-    when: {missing: [food]}
+    when: {missing: food}
     say: ask_food
   - id: ask-area
     priority: 39
-    when: {missing: [area]}
+    when: {missing: area}
     say: ask_area
 """
 
@@ -168,8 +168,8 @@ def test_disabled_rule_and_priority_change(files):
     (("'\\bbye\\b'", "'(bye'"), 21, "bad regular expression", "bye"),
     (("    say: phone\n", "    say: phones\n"), 26, "no pattern named 'phones'", "phone"),
     (("  - id: ask-area\n", "  - id: ask-food\n"), 49, "duplicate rule id (first at line 45)", "ask-food"),
-    (("{missing: [area]}", "{missing: [colour]}"), 51, "unknown slot 'colour'", "ask-area"),
-    (("{missing: [area]}", "{absent: [area]}"), 51, "unknown condition 'absent'", "ask-area"),
+    (("{missing: area}", "{missing: colour}"), 51, "unknown slot 'colour'", "ask-area"),
+    (("{missing: area}", "{absent: area}"), 51, "unknown condition 'absent'", "ask-area"),
     (("    set: {area: dontcare}\n", "    set: {area: dontcare}\n    say: ask_area\n"), 11,
      "either responds (say / api_call) or updates the state (set / mark)", "any-area"),
     (("rules:\n", "rulez: 1\nrules:\n"), 10, "unknown key 'rulez'", None),
@@ -208,7 +208,7 @@ def test_check_finds_never_firing_and_shadowed_rules(files, capsys):
     rules = RULES + """\
   - id: never
     priority: 10
-    when: {user_words: [zebra]}
+    when: {user_words: zebra}
     say: bye
   - id: shadowed
     priority: 1

@@ -199,7 +199,7 @@ rules:
     say: ask
   - id: bye
     priority: 40     # below ask: never answers
-    when: {user_words: [bye]}
+    when: {user_words: bye}
     say: bye
   - id: other
     priority: 30

@@ -3,25 +3,23 @@ that match only where a higher-priority rule already answers."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 
-from .engine import Compiled, Turn, candidates
+from .engine import Compiled, Turn, candidates, choose, every_response_rule, looked_up
 from .problems import Problem
 from .ruleset import RuleSet, rule_order
 
 
 def find_problems(ruleset: RuleSet, turns: list[Turn]) -> list[Problem]:
     everything = sorted(ruleset.rules, key=rule_order)
-    compiled = Compiled(ruleset, order=[replace(r, enabled=True) for r in everything])
-    enabled = {r.id for r in ruleset.rules if r.enabled}
+    compiled = Compiled(ruleset, order=every_response_rule(everything))
+    enabled = looked_up(r.id for r in everything if r.enabled and not r.updates_state)
     matched: Counter = Counter()
     won: Counter = Counter()
     winners: dict[str, Counter] = {}
     for found in candidates(compiled, turns):
-        ids = [rule_id for rule_id, _ in found]
-        active = [i for i in ids if i in enabled]
-        winner = active[0] if active else None
-        for rule_id in ids:
+        chosen = choose(enabled, found)
+        winner = chosen[0] if chosen else None
+        for rule_id in found:
             matched[rule_id] += 1
             if rule_id == winner:
                 won[rule_id] += 1

@@ -1,5 +1,5 @@
 """Run a rule set over task-6 dialogs: for each bot turn, track the state, then let the
-first matching response rule predict the bot utterance.
+first matching response rule that renders predict the bot utterance (``choose``).
 
 At each bot turn the engine has seen everything before it: the user turns, the earlier
 gold bot turns and the result lines of earlier api_calls. The state (``State``) is
@@ -14,23 +14,22 @@ won, so a turn's candidate responses can be computed once and reordered freely (
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from operator import methodcaller
 
 from ..errors import Dstc2ConvError
-from ..task6 import NO_RESULT, SILENCE, Dialog, Exchange, is_api_call, read_dialogs
-from .ruleset import FIELD_RE, SLOTS, Regex, Rule, RuleSet, search_bounded
-
-TIMEOUT = 0.5    # seconds a condition's regular expression may take on one text
+from ..task6 import NO_RESULT, Dialog, Exchange, is_api_call, read_dialogs
+from .conditions import DONTCARE, FIELD_RE, SLOTS, Env, pattern_regex, predicates
+from .ruleset import Rule, RuleSet
 
 PLACEHOLDERS = {"food": "R_cuisine", "area": "R_location", "price": "R_price"}
 ATTRIBUTE_OF = {"food": "R_cuisine", "area": "R_location", "price": "R_price"}
-DONTCARE = "dontcare"
 
 
 class State:
     """What the engine knows at a bot turn (mutable within one dialog only)."""
     __slots__ = ("food", "area", "price", "results", "offered", "current", "last_call", "called",
-                 "prev_bot", "prev_matches", "said", "turn", "changed", "upcoming", "flags", "history")
+                 "prev_bot", "prev_matches", "said", "turn", "changed", "upcoming", "flags", "history", "wording")
 
     def __init__(self) -> None:
         self.food = self.area = self.price = None
@@ -47,6 +46,7 @@ class State:
         self.upcoming: str | None = None  # next_offer(), set once per turn
         self.flags: set[str] = set()   # raised by state rules (``mark``), kept for the dialog
         self.history = ""              # the user turns so far, the current one included, one a line
+        self.wording: str | None = None  # the pattern with {name} that prev_bot matches (say: {like: prev_bot})
 
     def slot(self, name: str):
         return getattr(self, name)
@@ -116,97 +116,7 @@ def read_turns(path: str | os.PathLike) -> list[Turn]:
     return turns
 
 
-# ---------------------------------------------------------------- conditions
-
-def bounded(rx: Regex, memo: dict):
-    """(cache, find) for a regular expression of a rule file: ``find(text)`` says whether
-    it occurs in ``text``, searching with a time limit (TIMEOUT, twice; past it, the
-    rule's problem is raised), and remembers it in ``cache`` (text -> bool), shared through
-    ``memo`` by every condition with the same expression. Texts repeat a lot, and a
-    look-up costs less than a search, let alone one with a time limit."""
-    cache = memo.setdefault(rx.source, {})
-    compiled = rx.compiled
-
-    def find(text: str) -> bool:
-        try:
-            found = cache[text] = search_bounded(compiled, text, TIMEOUT) is not None
-        except TimeoutError:
-            raise rx.too_slow() from None
-        return found
-    return cache, find
-
-
-def _test(key: str, value, served_foods: frozenset = frozenset(), memo: dict | None = None):
-    """A predicate over (state, user, mentioned slots) for one condition."""
-    memo = {} if memo is None else memo
-    if key == "first_turn":
-        return lambda s, u, m: (s.turn == 0) == value
-    if key == "turn_at_least":
-        return lambda s, u, m: s.turn >= value
-    if key == "turn_at_most":
-        return lambda s, u, m: s.turn <= value
-    if key == "user_silent":
-        return lambda s, u, m: (u == SILENCE) == value
-    if key in ("user_words", "user_regex"):
-        cache, find = bounded(value, memo)
-        return lambda s, u, m: cache[u] if u in cache else find(u)
-    if key == "user_not_regex":
-        cache, find = bounded(value, memo)
-        return lambda s, u, m: not (cache[u] if u in cache else find(u))
-    if key == "said_before_regex":
-        cache, find = bounded(value, memo)
-        return lambda s, u, m: cache[s.history] if s.history in cache else find(s.history)
-    if key == "marked":
-        wanted = frozenset(value)
-        return lambda s, u, m: wanted <= s.flags
-    if key == "not_marked":
-        wanted = frozenset(value)
-        return lambda s, u, m: wanted.isdisjoint(s.flags)
-    if key == "user_mentions":
-        wanted = set(value)
-        return lambda s, u, m: not wanted.isdisjoint(m)
-    if key == "user_mentions_none":
-        return lambda s, u, m: (not m) == value
-    if key == "prev_bot":
-        keys = frozenset(p.pattern for p in value)
-        return lambda s, u, m: not keys.isdisjoint(s.prev_matches)
-    if key == "prev_bot_not":
-        keys = frozenset(p.pattern for p in value)
-        return lambda s, u, m: keys.isdisjoint(s.prev_matches)
-    if key == "said":
-        keys = frozenset(p.pattern for p in value)
-        return lambda s, u, m: not keys.isdisjoint(s.said)
-    if key == "not_said":
-        keys = frozenset(p.pattern for p in value)
-        return lambda s, u, m: keys.isdisjoint(s.said)
-    if key == "prev_bot_regex":
-        cache, find = bounded(value, memo)
-        return lambda s, u, m: cache[s.prev_bot] if s.prev_bot in cache else find(s.prev_bot)
-    if key == "filled":
-        return lambda s, u, m: all(getattr(s, x) not in (None, DONTCARE) for x in value)
-    if key == "unfilled":
-        return lambda s, u, m: all(getattr(s, x) in (None, DONTCARE) for x in value)
-    if key == "known":
-        return lambda s, u, m: all(getattr(s, x) is not None for x in value)
-    if key == "missing":
-        return lambda s, u, m: all(getattr(s, x) is None for x in value)
-    if key == "dontcare":
-        return lambda s, u, m: all(getattr(s, x) == DONTCARE for x in value)
-    if key == "state_changed":
-        return lambda s, u, m: s.changed == value
-    if key == "called":
-        return lambda s, u, m: s.called == value
-    if key == "has_results":
-        return lambda s, u, m: bool(s.results) == value
-    if key == "remaining":
-        return lambda s, u, m: (s.upcoming is not None) == value
-    if key == "has_current":
-        return lambda s, u, m: (s.current is not None) == value
-    if key == "food_served":
-        served = served_foods
-        return lambda s, u, m: (s.food in served) == value
-    raise KeyError(key)  # unreachable: conditions are validated when the rules load
-
+# ---------------------------------------------------------------- rules
 
 def _name_regex(template: str):
     """A pattern as a regex that captures its {name} (other fields: one token each)."""
@@ -227,49 +137,69 @@ def _name_regex(template: str):
 
 
 class Compiled:
-    """A rule set turned into predicates and renderers, in priority order."""
+    """A rule set turned into predicates and renderers, in priority order: ``state_rules``
+    (rule, tests) and ``responders`` (rule, respond): ``respond(state, user, mentioned)``
+    is the rule's response, or None when a condition fails or a field cannot be filled."""
 
     def __init__(self, ruleset: RuleSet, order: list[Rule] | None = None):
         self.ruleset = ruleset
         rules = order if order is not None else ruleset.ordered()
-        served = ruleset.ontology.served
-        memo: dict = {}    # what each regex found, per text
-        self.state_rules = [(r, [_test(k, v, served, memo) for k, v in r.when]) for r in rules if r.updates_state]
-        self.response_rules = [(r, [_test(k, v, served, memo) for k, v in r.when])
-                               for r in rules if not r.updates_state]
+        env = Env(ruleset.ontology.served)
+        self.state_rules = [(r, predicates(r.when, env)) for r in rules if r.updates_state]
+        self.responders = [(r, self._responder(r, predicates(r.when, env))) for r in rules if not r.updates_state]
         self.ontology = ruleset.ontology
-        self.namers = [_name_regex(t) for t in ruleset.patterns.values() if "{name}" in t]
-        # the patterns that `said`, `not_said`, `prev_bot`, `prev_bot_not` test, and, per
-        # distinct bot utterance, which of them it matches (utterances repeat a lot)
-        self.markers = sorted({p.pattern: p for r in rules for k, v in r.when
-                               if k in ("said", "not_said", "prev_bot", "prev_bot_not") for p in v}.items())
-        self._matches: dict[str, frozenset] = {}
+        named = [(name, t) for name, t in ruleset.patterns.items() if "{name}" in t]
+        self.namers = [_name_regex(t) for _, t in named]
+        self.wordings = [(name, pattern_regex(t)) for name, t in named]
+        # the patterns conditions test gold bot turns against (prev_bot, bot_said_before);
+        # per distinct bot utterance (they repeat a lot), which of them it matches, and its wording
+        self.markers = sorted(env.watched.items())
+        self._seen: dict[str, tuple] = {}
+        self._named: dict[str, str | None] = {}
+        self._mentioned: dict[str, tuple] = {}   # user turn -> the (slot, value) pairs it names
+
+    def _responder(self, rule: Rule, tests: tuple):
+        render = self.render
+
+        def respond(state, user, mentioned):
+            for test in tests:
+                if not test(state, user, mentioned):
+                    return None
+            return render(rule, state)
+        return respond
 
     def observe(self, state: State, turn: Turn) -> None:
-        """Update the state with the gold bot turn (see ``observe``) and note the
-        patterns it matches, for the ``said`` conditions."""
-        matches = self._matches.get(turn.gold)
-        if matches is None:
-            matches = frozenset(key for key, pattern in self.markers if pattern.match(turn.gold))
-            self._matches[turn.gold] = matches
+        """Update the state with the gold bot turn (see ``observe``), the patterns it
+        matches and its wording."""
+        gold = turn.gold
+        seen = self._seen.get(gold)
+        if seen is None:
+            seen = self._seen[gold] = (frozenset(key for key, pattern in self.markers if pattern.match(gold)),
+                                       next((name for name, rx in self.wordings if rx.match(gold)), None))
+        matches, state.wording = seen
         state.said |= matches
         state.prev_matches = matches
         observe(state, turn)
-        if not is_api_call(turn.gold) and state.current not in turn.gold.split():
+        if not is_api_call(gold) and state.current not in gold.split():
             # a restaurant outside the results: recognise it by the patterns that name one
-            gold = turn.gold.strip()
-            for namer in self.namers:
-                found = namer.match(gold)
-                if found:
-                    state.current = found.group("name")
-                    state.offered.add(state.current)
-                    break
+            name = self._named.get(gold, "")
+            if name == "":
+                found = next((m for m in (namer.match(gold.strip()) for namer in self.namers) if m), None)
+                name = self._named[gold] = found and found.group("name")
+            if name is not None:
+                state.current = name
+                state.offered.add(name)
 
     def render(self, rule: Rule, state: State) -> str | None:
         """The rule's response in this state, or None when a field cannot be filled."""
         if rule.api_call:
             return state.call_text()
-        template = self.ruleset.patterns[rule.say]
+        if rule.like:
+            if state.wording is None:
+                return None
+            template = self.ruleset.patterns[state.wording]
+        else:
+            template = self.ruleset.patterns[rule.say]
         if "{" not in template:
             return template
         restaurant = None
@@ -296,9 +226,13 @@ class Compiled:
         return template.format(**fields)
 
     def mentions(self, user: str, state: State) -> set[str]:
+        """Set the slot values the user turn names (in order: a later one wins); the slots."""
+        found = self._mentioned.get(user)
+        if found is None:
+            phrases = self.ontology.phrases
+            found = self._mentioned[user] = tuple(phrases[m.group(1)] for m in self.ontology.matcher.finditer(user))
         mentioned = set()
-        for match in self.ontology.matcher.finditer(user):
-            slot, value = self.ontology.phrases[match.group(1)]
+        for slot, value in found:
             setattr(state, slot, value)
             mentioned.add(slot)
         return mentioned
@@ -358,35 +292,50 @@ class Prediction:
 NOTHING = Prediction("", None)
 
 
+def every_response_rule(rules: list[Rule]) -> list[Rule]:
+    """``rules`` (in order) with every response rule enabled and the disabled state rules
+    left out: what ``candidates`` runs when the enabled rules are chosen afterwards."""
+    return [replace(r, enabled=True) for r in rules if r.enabled or not r.updates_state]
+
+
+def choose(responders, *context):
+    """How a response is chosen, the one place: the first (key, respond) of
+    ``responders``, in rule order, whose ``respond(*context)`` gives a response (not
+    None) wins, as (key, response); None when none does. Nothing past the winner is
+    called."""
+    for key, respond in responders:
+        text = respond(*context)
+        if text is not None:
+            return key, text
+    return None
+
+
+def looked_up(rule_ids) -> list:
+    """Responders (rule id, respond) that look each rule's response up in a table of
+    candidates (rule id -> response, see ``candidates``): ``choose(looked_up(order),
+    found)`` is the response of the rules ``order`` on a turn whose candidates are ``found``."""
+    return [(rule_id, methodcaller("get", rule_id)) for rule_id in rule_ids]
+
+
 def predict(compiled: Compiled, turns: list[Turn]) -> list[Prediction]:
-    """The first matching response rule's output for every turn."""
+    """The chosen response (``choose``) for every turn."""
     out = []
     state = None
     dialog = -1
-    response_rules = compiled.response_rules
-    render = compiled.render
+    responders = compiled.responders
     for turn in turns:
         if turn.dialog != dialog:
             state, dialog = State(), turn.dialog
         user = turn.user
-        mentioned = compiled.before_response(state, user)
-        prediction = NOTHING
-        for rule, tests in response_rules:
-            for test in tests:
-                if not test(state, user, mentioned):
-                    break
-            else:
-                text = render(rule, state)
-                if text is not None:
-                    prediction = Prediction(text, rule.id)
-                    break
-        out.append(prediction)
+        won = choose(responders, state, user, compiled.before_response(state, user))
+        out.append(NOTHING if won is None else Prediction(won[1], won[0].id))
         compiled.observe(state, turn)
     return out
 
 
-def candidates(compiled: Compiled, turns: list[Turn]) -> list[list[tuple[str, str]]]:
-    """For every turn, every response rule that matches, with its output, in rule order."""
+def candidates(compiled: Compiled, turns: list[Turn]) -> list[dict[str, str]]:
+    """For every turn, the response of every response rule that gives one (rule id ->
+    response), in rule order."""
     out = []
     state = None
     dialog = -1
@@ -394,12 +343,11 @@ def candidates(compiled: Compiled, turns: list[Turn]) -> list[list[tuple[str, st
         if turn.dialog != dialog:
             state, dialog = State(), turn.dialog
         mentioned = compiled.before_response(state, turn.user)
-        found = []
-        for rule, tests in compiled.response_rules:
-            if all(t(state, turn.user, mentioned) for t in tests):
-                text = compiled.render(rule, state)
-                if text is not None:
-                    found.append((rule.id, text))
+        found = {}
+        for rule, respond in compiled.responders:
+            text = respond(state, turn.user, mentioned)
+            if text is not None:
+                found[rule.id] = text
         out.append(found)
         compiled.observe(state, turn)
     return out
@@ -409,5 +357,5 @@ def correct(prediction: str, gold: str) -> bool:
     return prediction.strip() == gold.strip()
 
 
-__all__ = ["State", "Turn", "turns_of", "read_turns", "Compiled", "Prediction", "predict", "candidates", "observe",
-           "correct"]
+__all__ = ["State", "Turn", "turns_of", "read_turns", "Compiled", "Prediction", "every_response_rule", "choose",
+           "looked_up", "predict", "candidates", "observe", "correct"]

@@ -1,9 +1,22 @@
 """Problems found in a rule file (or an ontology file), all reported at once."""
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import Dstc2ConvError
+
+
+def show(value: Any) -> str:
+    """A value for a message, short (a list or mapping is not printed: it may be huge)."""
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "null (nothing)"
+    return reprlib.repr(value)
 
 
 @dataclass(frozen=True)

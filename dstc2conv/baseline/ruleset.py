@@ -8,21 +8,22 @@ A rule file is YAML::
     rules:
       - id: ask-area                   # unique
         priority: 50                   # higher first; ties: the earlier rule in the file (see rule_order)
-        when: {missing: [area], prev_bot_not: [ask_area]}
+        when: {missing: area, not: {prev_bot: ask_area}}
         say: ask_area
 
-A rule either responds (``say: PATTERN``, optionally ``offer: true``; or ``api_call: true``)
-or updates the state (``set: {slot: value}``, ``mark: [flag]``: a flag that stays raised for
-the rest of the dialog, tested by ``marked`` / ``not_marked``). Types are checked strictly
-(a bool is true or false, an int is not a bool, a list holds strings). Every problem of a
-file is collected and raised at once as a ``RuleFileError``, each ``file:line: message (rule-id)``.
+``when`` holds when all its conditions do (see ``conditions``: the registry of conditions,
+and ``not`` / ``any`` / ``all``). A rule either responds (``say: PATTERN``, or ``say: {like:
+prev_bot}``: the pattern the previous gold bot turn matched; optionally ``offer: true``;
+or ``api_call: true``) or updates the state (``set: {slot: value}``, ``mark: [flag]``: a
+flag that stays raised for the rest of the dialog, tested by ``marked``). Types are
+checked strictly (a bool is true or false, an int is not a bool, a list holds strings).
+Every problem of a file is collected and raised at once as a ``RuleFileError``, each
+``file:line: message (rule-id)``.
 """
 from __future__ import annotations
 
 import hashlib
 import os
-import re as std_re
-import reprlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,46 +32,17 @@ import yaml
 
 from ..errors import Dstc2ConvError
 from ..files import read_bytes
-from .problems import Problem, RuleFileError
+from .conditions import (COMBINATORS, CONDITIONS, FIELD_RE, FLAG_CHOICE, FLAG_RE, SLOTS, TOO_SLOW, Check,
+                         Combine, Invalid, migration, walk)
+from .problems import Problem, RuleFileError, show
 
-SLOTS = ("food", "area", "price")
 FIELDS = ("name", "food", "area", "price")
 TOP_KEYS = {"ontology", "patterns", "rules"}
 ONTOLOGY_KEYS = {"food", "area", "price", "served", "synonyms"}
 RULE_KEYS = {"id", "priority", "enabled", "when", "say", "api_call", "offer", "set", "mark", "note"}
-# condition -> kind of value it takes
-CONDITIONS = {
-    "first_turn": bool, "turn_at_least": int, "turn_at_most": int,
-    "user_silent": bool, "user_words": list, "user_regex": str, "user_not_regex": str,
-    "said_before_regex": str, "marked": list, "not_marked": list,
-    "user_mentions": list, "user_mentions_none": bool,
-    "prev_bot": list, "prev_bot_not": list, "prev_bot_regex": str, "said": list, "not_said": list,
-    "filled": list, "unfilled": list, "known": list, "missing": list, "dontcare": list, "food_served": bool,
-    "state_changed": bool, "called": bool, "has_results": bool, "remaining": bool, "has_current": bool,
-}
-SLOT_LIST_CONDITIONS = {"user_mentions", "filled", "unfilled", "known", "missing", "dontcare"}
-PATTERN_LIST_CONDITIONS = {"prev_bot", "prev_bot_not", "said", "not_said"}
-REGEX_CONDITIONS = {"user_regex", "user_not_regex", "prev_bot_regex", "said_before_regex"}
-FIELD_RE = std_re.compile(r"\{([a-z_]+)\}")
-FLAG_RE = std_re.compile(r"[A-Za-z0-9_-]+")
+LIKE = ("prev_bot",)        # what ``say: {like: ...}`` may name
 ALIAS_LIMIT = 10_000        # YAML nodes that aliases may bring into one file, in all
-PROBE_TIMEOUT = 0.25        # seconds a regular expression may take on one probe (see _too_slow)
-TOO_SLOW = "regular expression too slow"
-
-
-@dataclass(frozen=True)
-class Regex:
-    """A compiled regular expression of a rule file, and the problem to report when it
-    takes too long on some text."""
-    compiled: Any
-    slow: Problem
-
-    @property
-    def source(self) -> str:
-        return self.compiled.pattern
-
-    def too_slow(self) -> RuleFileError:
-        return RuleFileError([self.slow])
+MAX_DEPTH = 16              # not / any / all nested in one another
 
 
 @dataclass(frozen=True)
@@ -80,12 +52,13 @@ class Rule:
     index: int                  # position in the file
     line: int
     enabled: bool
-    when: tuple                 # (condition, value) pairs, values compiled
-    say: str | None
+    when: tuple                 # conditions.Check / Combine nodes, values compiled
+    say: str | None             # a pattern name
     api_call: bool
     offer: bool
     set: tuple                  # (slot, value) pairs
     mark: tuple = ()            # flags the rule raises for the rest of the dialog
+    like: str | None = None     # say: {like: prev_bot}: the pattern that gold bot turn matched
 
     @property
     def updates_state(self) -> bool:
@@ -98,12 +71,13 @@ class Ontology:
     served: frozenset          # the food values some restaurant of the KB serves
     phrases: dict              # phrase said by users -> (slot, value)
     matcher: Any               # compiled regex over all phrases (escaped literals only)
+    sha256: str                # of the file
 
 
 @dataclass(frozen=True)
 class RuleSet:
     path: str
-    sha256: str
+    sha256: str                 # over every file the rules load: the rule file and its ontology
     patterns: dict              # name -> template
     rules: tuple                # Rule, in file order
     ontology: Ontology
@@ -115,6 +89,11 @@ class RuleSet:
 def rule_order(rule: Rule) -> tuple[int, int]:
     """The one tie-break: higher priority first; equal priorities keep file order."""
     return (-rule.priority, rule.index)
+
+
+def rules_sha256(rules_sha: str, ontology_sha: str) -> str:
+    """The signature of a rule set: a SHA-256 over the SHA-256 of each file it loads."""
+    return hashlib.sha256(f"rules {rules_sha}\nontology {ontology_sha}\n".encode()).hexdigest()
 
 
 class _Collect:
@@ -245,17 +224,6 @@ def _decode(raw: bytes, path: str) -> str:
 
 # ---------------------------------------------------------------- types
 
-def _show(value: Any) -> str:
-    """A value for a message, short (a list or mapping is not printed: it may be huge)."""
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    if value is None:
-        return "null (nothing)"
-    return reprlib.repr(value)
-
-
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -266,10 +234,10 @@ def _strings(value: Any, what: str) -> tuple[tuple | None, str | None]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not value:
-        return None, f"{what} takes a non-empty list of strings, not {_show(value)}"
+        return None, f"{what} takes a non-empty list of strings, not {show(value)}"
     for i, item in enumerate(value, 1):
         if not isinstance(item, str) or not item.strip():
-            return None, f"{what}: item {i} must be a non-empty string, not {_show(item)}"
+            return None, f"{what}: item {i} must be a non-empty string, not {show(item)}"
     return tuple(value), None
 
 
@@ -278,7 +246,8 @@ def _strings(value: Any, what: str) -> tuple[tuple | None, str | None]:
 def load_ontology(path: str) -> Ontology:
     """Load an ontology file; raise RuleFileError with all its problems."""
     bad = _Collect(path)
-    data = _load_yaml(_decode(read_bytes(path), path), path, bad)
+    raw = read_bytes(path)
+    data = _load_yaml(_decode(raw, path), path, bad)
     if not isinstance(data, _Map):
         raise RuleFileError([Problem(path, 1, "an ontology file is a mapping with food, area, price "
                                               "(and synonyms, served)")])
@@ -307,14 +276,14 @@ def load_ontology(path: str) -> Ontology:
             bad(f"synonyms: unknown slot {slot!r} (slots: food, area, price)", line)
             continue
         if not isinstance(table, _Map):
-            bad(f"synonyms: {slot!r} takes a mapping of phrases to values, not {_show(table)}", line)
+            bad(f"synonyms: {slot!r} takes a mapping of phrases to values, not {show(table)}", line)
             continue
         for said, value in table.items():
             line = table.key_lines[said]
             if not isinstance(said, str) or not said.strip():
-                bad(f"synonym {_show(said)}: a phrase must be a non-empty string", line)
+                bad(f"synonym {show(said)}: a phrase must be a non-empty string", line)
             elif not isinstance(value, str) or value not in values[slot]:
-                bad(f"synonym {said!r} maps to {_show(value)}, which is not {'an' if slot[0] in 'aeiou' else 'a'} {slot} value", line)
+                bad(f"synonym {said!r} maps to {show(value)}, which is not {'an' if slot[0] in 'aeiou' else 'a'} {slot} value", line)
             else:
                 phrases[said] = (slot, value)
     served: tuple = ()
@@ -330,104 +299,70 @@ def load_ontology(path: str) -> Ontology:
     bad.raise_any()
     ordered = sorted(phrases, key=lambda p: (-len(p), p))
     matcher = regex.compile(r"\b(" + "|".join(regex.escape(p) for p in ordered) + r")\b")
-    return Ontology(values, frozenset(served), phrases, matcher)
-
-
-# ---------------------------------------------------------------- regular expressions
-
-def search_bounded(compiled, text: str, timeout: float):
-    """``compiled.search(text)`` within ``timeout`` seconds, tried a second time before
-    giving up (a pause of the whole process is not the expression's fault); past that,
-    TimeoutError."""
-    try:
-        return compiled.search(text, timeout=timeout)
-    except TimeoutError:
-        return compiled.search(text, timeout=timeout)
-
-
-def _too_slow(compiled) -> bool:
-    """Whether a regular expression backtracks catastrophically on a probe: a run of one
-    character it names (or a, 0, space), alone or between spaces, then one it cannot match.
-    Any other slow case is stopped when the rules run (see engine.TIMEOUT)."""
-    chars = {c for c in compiled.pattern if c.isalnum() or c == " "} | {"a", "0", " "}
-    try:
-        for c in sorted(chars):
-            search_bounded(compiled, c * 30 + "\x00", PROBE_TIMEOUT)
-            search_bounded(compiled, (c + " ") * 15 + "\x00", PROBE_TIMEOUT)
-    except TimeoutError:
-        return True
-    return False
-
-
-def _regex(source: str, slow: Problem, bad: _Collect) -> Regex | None:
-    try:
-        compiled = regex.compile(source)
-    except regex.error as exc:
-        bad(f"bad regular expression {source!r}: {exc}", slow.line, slow.rule_id)
-        return None
-    if _too_slow(compiled):
-        bad(slow.message, slow.line, slow.rule_id)
-        return None
-    return Regex(compiled, slow)
-
-
-def pattern_regex(template: str):
-    """A regex matching any rendering of a pattern (each field one token)."""
-    parts = FIELD_RE.split(template)
-    out = []
-    for i, part in enumerate(parts):
-        out.append(r"\S+" if i % 2 else regex.escape(part))
-    return regex.compile("".join(out) + r"\Z")
+    return Ontology(values, frozenset(served), phrases, matcher, hashlib.sha256(raw).hexdigest())
 
 
 # ---------------------------------------------------------------- rules
 
-def _condition(key: Any, value: Any, patterns: dict, line: int, rule_id: str | None, bad: _Collect):
-    """The condition's value, compiled (``patterns``: name -> template, or None for a
-    pattern with a problem of its own); None, with a problem noted, if it is wrong."""
-    kind = CONDITIONS.get(key) if isinstance(key, str) else None
-    if kind is None:
-        bad(f"unknown condition {_show(key)} (known: {', '.join(sorted(CONDITIONS))})", line, rule_id)
-        return None
-    if kind is bool and not isinstance(value, bool):
-        bad(f"condition {key!r} takes true or false, not {_show(value)}", line, rule_id)
-        return None
-    if kind is int and not _is_int(value):
-        bad(f"condition {key!r} takes an integer, not {_show(value)}", line, rule_id)
-        return None
-    if kind is str:
-        if not isinstance(value, str):
-            bad(f"condition {key!r} takes a regular expression (a string), not {_show(value)}", line, rule_id)
-            return None
-        return _regex(value, Problem(bad.path, line, TOO_SLOW, rule_id), bad)
-    if kind is not list:
-        return value
-    items, wrong = _strings(value, f"condition {key!r}")
-    if wrong:
-        bad(wrong, line, rule_id)
-        return None
-    if key in SLOT_LIST_CONDITIONS:
-        unknown = [v for v in items if v not in SLOTS]
-        if unknown:
-            bad(f"condition {key!r}: unknown slot {unknown[0]!r} (slots: food, area, price)", line, rule_id)
-            return None
-        return items
-    if key in PATTERN_LIST_CONDITIONS:
-        missing = [name for name in items if name not in patterns]
-        if missing:
-            bad(f"condition {key!r}: no pattern named {missing[0]!r}", line, rule_id)
-            return None
-        return tuple(pattern_regex(patterns[name]) for name in items) if all(patterns[n] for n in items) else None
-    if key == "user_words":
-        source = r"\b(?:" + "|".join(regex.escape(w) for w in items) + r")\b"
-        return Regex(regex.compile(source), Problem(bad.path, line, TOO_SLOW, rule_id))
-    # marked, not_marked
-    unknown = [v for v in items if not FLAG_RE.fullmatch(v)]
-    if unknown:
-        bad(f"condition {key!r}: {unknown[0]!r} is not a flag name (letters, digits, - and _)", line, rule_id)
-        return None
-    return items
+def _when(node: Any, patterns: dict, rule_id: str | None, bad: _Collect, depth: int = 0):
+    """The conditions of a mapping as Check / Combine nodes; None if one has a problem
+    (each one noted). ``patterns``: name -> template, or None for a pattern with a problem
+    of its own."""
+    nodes, ok = [], True
+    moved = {key: migration(key, value) for key, value in node.items() if isinstance(key, str)}
+    negations = sum(1 for key, message in moved.items() if key == "not" or message and "write not:" in message)
+    for key, value in node.items():
+        at = node.key_lines[key]
+        if key in COMBINATORS:
+            built = _combine(key, value, patterns, at, rule_id, bad, depth)
+            ok = ok and built is not None
+            nodes.append(built)
+            continue
+        if moved.get(key):
+            more = " (with the other negation of this 'when', as one not: {any: [{...}, {...}]})" \
+                if negations > 1 and "write not:" in moved[key] else ""
+            bad(moved[key] + more, at, rule_id)
+            ok = False
+            continue
+        entry = CONDITIONS.get(key) if isinstance(key, str) else None
+        if entry is None:
+            bad(f"unknown condition {show(key)} (known: {', '.join(sorted(CONDITIONS))}; "
+                f"and {', '.join(COMBINATORS)})", at, rule_id)
+            ok = False
+            continue
+        try:
+            compiled = entry.kind.compile(key, value, patterns, Problem(bad.path, at, TOO_SLOW, rule_id))
+        except Invalid as exc:
+            if exc.message:
+                bad(exc.message, at, rule_id)
+            ok = False
+            continue
+        nodes.append(Check(key, compiled, at))
+    return tuple(nodes) if ok else None
 
+
+def _combine(op: str, value: Any, patterns: dict, line: int, rule_id: str | None, bad: _Collect, depth: int):
+    """``not: {conditions}``, ``any: [{conditions}, ...]``, ``all: [...]``."""
+    if depth >= MAX_DEPTH:
+        bad(f"not / any / all nested more than {MAX_DEPTH} deep", line, rule_id)
+        return None
+    if op == "not":
+        if not isinstance(value, _Map) or not value:
+            bad(f"'not' takes a mapping of conditions, not {show(value)}", line, rule_id)
+            return None
+        branches, lines = [value], [line]
+    else:
+        if not isinstance(value, _Seq) or not value:
+            bad(f"{op!r} takes a list of mappings of conditions, not {show(value)}", line, rule_id)
+            return None
+        branches, lines = value, value.item_lines
+    built = []
+    for branch, at in zip(branches, lines):
+        if not isinstance(branch, _Map) or not branch:
+            bad(f"{op!r}: each item is a mapping of conditions, not {show(branch)}", at, rule_id)
+            return None
+        built.append(_when(branch, patterns, rule_id, bad, depth + 1))
+    return Combine(op, tuple(built), line) if all(b is not None for b in built) else None
 
 def _patterns(data: _Map, bad: _Collect) -> dict:
     """name -> template, or None for a pattern with a problem (noted)."""
@@ -439,11 +374,11 @@ def _patterns(data: _Map, bad: _Collect) -> dict:
     for name, template in patterns.items():
         line = patterns.key_lines[name]
         if not isinstance(name, str):
-            bad(f"pattern name {_show(name)} must be a string", line)
+            bad(f"pattern name {show(name)} must be a string", line)
             continue
         templates[name] = None
         if not isinstance(template, str):
-            bad(f"pattern {name!r} must be a string, not {_show(template)}", line)
+            bad(f"pattern {name!r} must be a string, not {show(template)}", line)
             continue
         fields = [f for f in FIELD_RE.findall(template) if f not in FIELDS]
         if fields:
@@ -468,7 +403,7 @@ def _rule(item: Any, index: int, line: int, patterns: dict, ontology: Ontology |
           bad: _Collect) -> Rule | None:
     """One rule, or None when it has a problem (each one noted)."""
     if not isinstance(item, _Map):
-        bad(f"a rule must be a mapping, not {_show(item)}", line)
+        bad(f"a rule must be a mapping, not {show(item)}", line)
         return None
     count = len(bad.problems)
     rule_id = item.get("id")
@@ -478,39 +413,44 @@ def _rule(item: Any, index: int, line: int, patterns: dict, ontology: Ontology |
     at = item.key_lines.get
     for key in item:
         if key not in RULE_KEYS:
-            bad(f"unknown key {_show(key)} (known: {', '.join(sorted(RULE_KEYS))})", at(key), rule_id)
+            bad(f"unknown key {show(key)} (known: {', '.join(sorted(RULE_KEYS))})", at(key), rule_id)
     priority = item.get("priority", 0)
     if not _is_int(priority):
-        bad(f"'priority' must be an integer, not {_show(priority)}", at("priority", line), rule_id)
+        bad(f"'priority' must be an integer, not {show(priority)}", at("priority", line), rule_id)
     flags = {}
     for key in ("enabled", "api_call", "offer"):
         flags[key] = item.get(key, key == "enabled")
         if not isinstance(flags[key], bool):
-            bad(f"{key!r} must be true or false, not {_show(flags[key])}", at(key), rule_id)
+            bad(f"{key!r} must be true or false, not {show(flags[key])}", at(key), rule_id)
     note = item.get("note")
     if note is not None and not isinstance(note, str):
-        bad(f"'note' must be text, not {_show(note)}", at("note"), rule_id)
+        bad(f"'note' must be text, not {show(note)}", at("note"), rule_id)
     when = item.get("when")
     if when is None:
         when = _empty_map()
     if not isinstance(when, _Map):
-        bad(f"'when' must be a mapping of conditions, not {_show(when)}", at("when", line), rule_id)
+        bad(f"'when' must be a mapping of conditions, not {show(when)}", at("when", line), rule_id)
         when = _empty_map()
-    conditions = tuple((k, _condition(k, v, patterns, when.key_lines[k], rule_id, bad)) for k, v in when.items())
-    say = item.get("say")
-    if say is not None and (not isinstance(say, str) or say not in patterns):
-        bad(f"no pattern named {_show(say)}", at("say"), rule_id)
+    conditions = _when(when, patterns, rule_id, bad)
+    say, like = item.get("say"), None
+    if isinstance(say, dict):
+        like = say.get("like") if list(say) == ["like"] else None
+        if like not in LIKE:
+            bad(f"'say' takes a pattern name or {{like: prev_bot}}, not {show(say)}", at("say"), rule_id)
+        say = None
+    elif say is not None and (not isinstance(say, str) or say not in patterns):
+        bad(f"no pattern named {show(say)}", at("say"), rule_id)
     sets = item.get("set")
     if sets is None:
         sets = {}
     if not isinstance(sets, dict):
-        bad(f"'set' must be a mapping of slots to values, not {_show(sets)}", at("set"), rule_id)
+        bad(f"'set' must be a mapping of slots to values, not {show(sets)}", at("set"), rule_id)
         sets = {}
     for slot, value in sets.items():
         if slot not in SLOTS:
-            bad(f"'set': unknown slot {_show(slot)} (slots: food, area, price)", at("set"), rule_id)
+            bad(f"'set': unknown slot {show(slot)} (slots: food, area, price)", at("set"), rule_id)
         elif value is not None and not isinstance(value, str):
-            bad(f"'set': {slot} takes a value, dontcare or null, not {_show(value)}", at("set"), rule_id)
+            bad(f"'set': {slot} takes a value, dontcare or null, not {show(value)}", at("set"), rule_id)
         elif value not in ("dontcare", None) and ontology is not None and value not in ontology.values[slot]:
             bad(f"'set': {value!r} is not {'an' if slot[0] in 'aeiou' else 'a'} {slot} value (or dontcare, null)",
                 at("set"), rule_id)
@@ -523,18 +463,19 @@ def _rule(item: Any, index: int, line: int, patterns: dict, ontology: Ontology |
             bad("'mark' takes a flag name or a list of them (letters, digits, - and _)", at("mark"), rule_id)
             marks = ()
     api_call, offer = flags["api_call"] is True, flags["offer"] is True
-    responds = say is not None or api_call
+    says = item.get("say") is not None
+    responds = says or api_call
     updates = bool(sets or "mark" in item)
     if responds == updates:
         bad("a rule either responds (say / api_call) or updates the state (set / mark)", line, rule_id)
-    elif say is not None and api_call:
+    elif says and api_call:
         bad("a rule says a pattern or makes an api_call, not both", line, rule_id)
-    elif offer and say is None:
+    elif offer and not says:
         bad("'offer' goes with 'say' (a response that names the restaurant offered)", at("offer"), rule_id)
-    if len(bad.problems) > count or any(v is None for _, v in conditions):
+    if len(bad.problems) > count or conditions is None:
         return None
     return Rule(rule_id, priority, index, line, flags["enabled"], conditions, say, api_call, offer,
-                tuple(sets.items()), marks)
+                tuple(sets.items()), marks, like)
 
 
 def load_rules(path: str | os.PathLike) -> RuleSet:
@@ -547,7 +488,7 @@ def load_rules(path: str | os.PathLike) -> RuleSet:
         raise RuleFileError([Problem(path, 1, "a rule file is a mapping with 'ontology', 'patterns' and 'rules'")])
     for key in data:
         if key not in TOP_KEYS:
-            bad(f"unknown key {_show(key)} (known: {', '.join(sorted(TOP_KEYS))})", data.key_lines[key])
+            bad(f"unknown key {show(key)} (known: {', '.join(sorted(TOP_KEYS))})", data.key_lines[key])
     ontology = None
     ontology_path = data.get("ontology")
     if not isinstance(ontology_path, str) or not ontology_path:
@@ -568,7 +509,7 @@ def load_rules(path: str | os.PathLike) -> RuleSet:
         items.item_lines = []
     first: dict[str, int] = {}
     raised: set[str] = set()          # flags some rule marks
-    tested = []                       # (flags, line, rule id) of marked / not_marked conditions
+    tested = []                       # (flags, line, rule id) of the conditions on flags
     for index, (item, line) in enumerate(zip(items, items.item_lines)):
         item_map = item if isinstance(item, _Map) else _empty_map()
         rule_id = item_map.get("id")
@@ -583,13 +524,14 @@ def load_rules(path: str | os.PathLike) -> RuleSet:
         if rule is None:
             continue
         rules.append(rule)
-        for key, value in rule.when:
-            if key in ("marked", "not_marked"):
-                tested.append((value, item_map["when"].key_lines[key], rule.id))
+        for check in walk(rule.when):
+            if CONDITIONS[check.condition].kind is FLAG_CHOICE:
+                tested.append((check.value.items, check.line, rule.id))
     for flags, line, rule_id in tested:
         for flag in flags:
             if flag not in raised:
                 bad(f"no rule marks the flag {flag!r}", line, rule_id)
     bad.problems.sort(key=lambda p: (p.path != path, p.path, p.line or 0))
     bad.raise_any()
-    return RuleSet(path, hashlib.sha256(raw).hexdigest(), patterns, tuple(rules), ontology)
+    return RuleSet(path, rules_sha256(hashlib.sha256(raw).hexdigest(), ontology.sha256), patterns, tuple(rules),
+                   ontology)

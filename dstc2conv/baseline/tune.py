@@ -3,13 +3,14 @@ objective on a validation file: per-response accuracy over all its turns, or the
 or the lowest, of its dialog systems' per-response accuracies.
 
 The state never depends on which response rule wins (see ``engine``), so every rule's
-output on every turn is computed once; an ordering is then scored by picking, per turn,
-the first enabled rule that matched. The search is greedy coordinate ascent: for each
-rule, try disabling (or enabling) it and moving it just above each rule it competes
-with; keep the best improvement; repeat until a pass changes nothing or the time budget
-runs out. Turns in the same situation (the same rules match, right or wrong alike, in
-the same system) are counted once. State rules (``set``) are left as they are, and so
-is every priority the new order does not need changed (see ``_priorities``).
+output on every turn is computed once; an ordering is then scored by choosing
+(``engine.choose``), per turn, among the rules that responded. The search is greedy
+coordinate ascent: for each rule, try disabling (or enabling) it and moving it just above
+each rule it competes with; keep the best improvement; repeat until a pass changes
+nothing or the time budget runs out. Turns in the same situation (the same rules
+respond, right or wrong alike, in the same system) are counted once. State rules
+(``set``, ``mark``) are left as they are, and so is every priority the new order does
+not need changed (see ``_priorities``).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..errors import Dstc2ConvError
-from .engine import Compiled, Turn, candidates, correct
+from .engine import Compiled, Turn, candidates, choose, correct, every_response_rule, looked_up
 from .ruleset import Rule, RuleSet, rule_order
 from .score import Score, by_system
 
@@ -42,28 +43,25 @@ class Tuned:
 
 def _table(compiled: Compiled, turns: list[Turn], groups: list[int]) -> tuple[dict, list]:
     """The turns' distinct situations, ``{(matched, group): turns}`` where ``matched`` is
-    ``((rule id, its output is right), ...)`` for every rule that matched; and each turn's."""
+    ``((rule id, its output is right), ...)`` for every rule that responded; and each turn's."""
     counts: dict = {}
     keys = []
     for turn, group, found in zip(turns, groups, candidates(compiled, turns)):
-        key = (tuple((rule_id, correct(text, turn.gold)) for rule_id, text in found), group)
+        key = (tuple((rule_id, correct(text, turn.gold)) for rule_id, text in found.items()), group)
         counts[key] = counts.get(key, 0) + 1
         keys.append(key)
     return counts, keys
 
 
-def _hit(matched: tuple, rank: dict) -> bool:
-    """Whether the first enabled rule of the order (``rank``) that matched is right."""
-    best, hit = None, False
-    for rule_id, right in matched:
-        r = rank.get(rule_id)
-        if r is not None and (best is None or r < best):
-            best, hit = r, right
-    return hit
+def _hit(matched: tuple, responders: list) -> bool:
+    """Whether the response chosen among ``matched`` by ``responders`` (``looked_up``) is right."""
+    won = choose(responders, dict(matched))
+    return won is not None and won[1]
 
 
-def _rank(order: list[str], enabled: dict) -> dict:
-    return {rule_id: i for i, rule_id in enumerate(order) if enabled[rule_id]}
+def _active(order: list[str], enabled: dict) -> list:
+    """Responders for the enabled rules of ``order``, in that order (see ``_hit``)."""
+    return looked_up([rule_id for rule_id in order if enabled[rule_id]])
 
 
 def _value(objective: str, right: list[int], totals: list[int]) -> float:
@@ -94,24 +92,24 @@ def tune(ruleset: RuleSet, turns: list[Turn], budget_seconds: float = 100.0, pro
     totals = [groups.count(g) for g in range(len(names))]
     everything = sorted(ruleset.rules, key=rule_order)
     responders = [r for r in everything if not r.updates_state]
-    table, keys = _table(Compiled(ruleset, order=[replace(r, enabled=True) for r in everything]), turns, groups)
+    table, keys = _table(Compiled(ruleset, order=every_response_rule(everything)), turns, groups)
     order = [r.id for r in responders]                     # priority order, all rules
     enabled = {r.id: r.enabled for r in responders}
 
     def value(order: list[str]) -> float:
-        rank = _rank(order, enabled)
+        active = _active(order, enabled)
         right = [0] * len(names)
         for (matched, group), count in table.items():
-            if _hit(matched, rank):
+            if _hit(matched, active):
                 right[group] += count
         return _value(objective, right, totals)
 
-    def scores(rank: dict) -> tuple[tuple[str, Score], ...]:
+    def scores(active: list) -> tuple[tuple[str, Score], ...]:
         if systems is None:
             return ()
-        return tuple(by_system([_hit(matched, rank) for matched, _ in keys], turns, systems).items())
+        return tuple(by_system([_hit(matched, active) for matched, _ in keys], turns, systems).items())
 
-    systems_before = scores(_rank(order, enabled))
+    systems_before = scores(_active(order, enabled))
     before = best = value(order)
     deadline = start + budget_seconds
     rounds, converged = 0, False
@@ -149,7 +147,7 @@ def tune(ruleset: RuleSet, turns: list[Turn], budget_seconds: float = 100.0, pro
             progress(rounds, best, time.monotonic() - start)
     rules, changes = _apply(ruleset, responders, order, enabled)
     return Tuned(before, best, rules, changes, tuple(order), objective, systems_before,
-                 scores(_rank(order, enabled)), rounds, converged)
+                 scores(_active(order, enabled)), rounds, converged)
 
 
 def _apply(ruleset: RuleSet, responders: list[Rule], order: list[str], enabled: dict) -> tuple:

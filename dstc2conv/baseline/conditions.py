@@ -1,0 +1,560 @@
+"""The conditions a rule's ``when`` may use: one registry entry each (its name, the value
+it takes and how that value is checked and compiled, its test, a one-line doc), the
+combinators ``not``, ``any`` and ``all``, and the old spellings with what to write now.
+``ruleset`` validates through this module and ``engine`` evaluates through it; no other
+module names a condition.
+
+A test is a predicate ``(state, user, mentioned)``: the engine's ``State`` at a bot turn,
+the user turn, and the slots the user turn names a value of.
+
+A condition over several things (slots, patterns, flags, words) takes one of them as a
+plain value (``prev_bot: ask_food``), or several as ``{any: [...]}`` or ``{all: [...]}``.
+A bare list is refused: it would have to mean one or the other, and the old rule files
+used it both ways (``prev_bot: [a, b]`` meant any, ``filled: [a, b]`` all).
+
+``python -m dstc2conv.baseline.conditions`` prints the README's tables of conditions and
+old spellings.
+"""
+from __future__ import annotations
+
+import re as std_re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import regex
+
+from ..task6 import SILENCE
+from .problems import Problem, RuleFileError, show
+
+SLOTS = ("food", "area", "price")
+DONTCARE = "dontcare"
+EMPTY = (None, DONTCARE)            # a slot without a value to search with
+FIELD_RE = std_re.compile(r"\{([a-z_]+)\}")
+FLAG_RE = std_re.compile(r"[A-Za-z0-9_-]+")
+COMBINATORS = ("not", "any", "all")
+PROBE_TIMEOUT = 0.25    # seconds a regular expression may take on one probe (see _too_slow)
+TIMEOUT = 0.5           # seconds a condition's regular expression may take on one text, when the rules run
+TOO_SLOW = "regular expression too slow"
+
+
+# ---------------------------------------------------------------- regular expressions
+
+@dataclass(frozen=True)
+class Regex:
+    """A compiled regular expression of a rule file, and the problem to report when it
+    takes too long on some text."""
+    compiled: Any
+    slow: Problem
+
+    @property
+    def source(self) -> str:
+        return self.compiled.pattern
+
+    def too_slow(self) -> RuleFileError:
+        return RuleFileError([self.slow])
+
+
+def search_bounded(compiled, text: str, timeout: float):
+    """``compiled.search(text)`` within ``timeout`` seconds, tried a second time before
+    giving up (a pause of the whole process is not the expression's fault); past that,
+    TimeoutError."""
+    try:
+        return compiled.search(text, timeout=timeout)
+    except TimeoutError:
+        return compiled.search(text, timeout=timeout)
+
+
+def _too_slow(compiled) -> bool:
+    """Whether a regular expression backtracks catastrophically on a probe: a run of one
+    character it names (or a, 0, space), alone or between spaces, then one it cannot match.
+    Any other slow case is stopped when the rules run (TIMEOUT)."""
+    chars = {c for c in compiled.pattern if c.isalnum() or c == " "} | {"a", "0", " "}
+    try:
+        for c in sorted(chars):
+            search_bounded(compiled, c * 30 + "\x00", PROBE_TIMEOUT)
+            search_bounded(compiled, (c + " ") * 15 + "\x00", PROBE_TIMEOUT)
+    except TimeoutError:
+        return True
+    return False
+
+
+def pattern_regex(template: str):
+    """A regex matching any rendering of a pattern (each field one token)."""
+    parts = FIELD_RE.split(template)
+    return regex.compile("".join(r"\S+" if i % 2 else regex.escape(p) for i, p in enumerate(parts)) + r"\Z")
+
+
+def bounded(rx: Regex, memo: dict):
+    """(cache, find) for a regular expression of a rule file: ``find(text)`` says whether
+    it occurs in ``text``, searching with a time limit (TIMEOUT, twice; past it, the
+    rule's problem is raised), and remembers it in ``cache`` (text -> bool), shared through
+    ``memo`` by every condition with the same expression. Texts repeat a lot, and a
+    look-up costs less than a search, let alone one with a time limit."""
+    cache = memo.setdefault(rx.source, {})
+    compiled = rx.compiled
+
+    def find(text: str) -> bool:
+        try:
+            found = cache[text] = search_bounded(compiled, text, TIMEOUT) is not None
+        except TimeoutError:
+            raise rx.too_slow() from None
+        return found
+    return cache, find
+
+
+# ---------------------------------------------------------------- values
+
+class Invalid(Exception):
+    """A value a condition cannot take. ``message`` says why; None when the problem is
+    reported elsewhere (a pattern with a problem of its own)."""
+
+    def __init__(self, message: str | None):
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The value of a condition over several things: ``mode`` any or all (one thing: any),
+    ``items`` compiled."""
+    mode: str
+    items: tuple
+
+    @property
+    def combine(self):
+        return all if self.mode == "all" else any
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What a condition's value is: ``takes`` (for the README), ``compile(condition, raw
+    value, patterns, slow)`` -> the compiled value, or Invalid, and ``item`` for a choice.
+    ``patterns``: name -> template (None for a pattern with a problem of its own);
+    ``slow``: the problem to report when a regular expression is too slow on some text."""
+    takes: str
+    compile: Callable
+    item: str = ""          # a choice of several: what one is ("slot", "pattern name", ...)
+
+
+def _plain(takes: str, check) -> Kind:
+    """A kind whose value is used as it is (once ``check(value)`` holds)."""
+    def compile(name, raw, patterns, slow):
+        if not check(raw):
+            raise Invalid(f"condition {name!r} takes {takes}, not {show(raw)}")
+        return raw
+    return Kind(takes, compile)
+
+
+def _regex(name, raw, patterns, slow) -> Regex:
+    if not isinstance(raw, str):
+        raise Invalid(f"condition {name!r} takes a regular expression (a string), not {show(raw)}")
+    try:
+        compiled = regex.compile(raw)
+    except regex.error as exc:
+        raise Invalid(f"bad regular expression {raw!r}: {exc}") from None
+    if _too_slow(compiled):
+        raise Invalid(TOO_SLOW)
+    return Regex(compiled, slow)
+
+
+def _choice(item: str, compile_item):
+    """A Kind.compile for one item, or ``{any: [...]}`` / ``{all: [...]}`` of them."""
+    def compile(name, raw, patterns, slow):
+        if isinstance(raw, list):
+            raise Invalid(bare_list(name, raw, item))
+        if isinstance(raw, dict):
+            keys = list(raw)
+            if len(keys) != 1 or keys[0] not in ("any", "all"):
+                raise Invalid(f"condition {name!r} takes a {item} or {{any: [...]}} / {{all: [...]}}, "
+                              f"not a mapping with {', '.join(repr(k) for k in keys) or 'nothing'}")
+            mode, items = keys[0], raw[keys[0]]
+            if not isinstance(items, list) or not items:
+                raise Invalid(f"condition {name!r}: '{mode}' takes a non-empty list of {item}s, not {show(items)}")
+            for i, value in enumerate(items, 1):
+                if not isinstance(value, str) or not value.strip():
+                    raise Invalid(f"condition {name!r}: item {i} must be a non-empty string, not {show(value)}")
+        elif isinstance(raw, str) and raw.strip():
+            mode, items = "any", [raw]
+        else:
+            raise Invalid(f"condition {name!r} takes a {item} or {{any: [...]}} / {{all: [...]}}, not {show(raw)}")
+        return Choice(mode, tuple(compile_item(name, value, patterns) for value in items))
+    return compile
+
+
+def _slot(name, value, patterns):
+    if value not in SLOTS:
+        raise Invalid(f"condition {name!r}: unknown slot {value!r} (slots: food, area, price)")
+    return value
+
+
+def _pattern(name, value, patterns):
+    if value not in patterns:
+        raise Invalid(f"condition {name!r}: no pattern named {value!r}")
+    if patterns[value] is None:
+        raise Invalid(None)
+    return pattern_regex(patterns[value])
+
+
+def _flag(name, value, patterns):
+    if not FLAG_RE.fullmatch(value):
+        raise Invalid(f"condition {name!r}: {value!r} is not a flag name (letters, digits, - and _)")
+    return value
+
+
+def _words(name, raw, patterns, slow) -> Choice:
+    """Words or phrases, each found at word boundaries: any of them as one expression,
+    all of them as one expression each."""
+    words = _choice("word", lambda n, v, p: v)(name, raw, patterns, slow)
+    sources = ([r"\b(?:" + "|".join(regex.escape(w) for w in words.items) + r")\b"] if words.mode == "any"
+               else [r"\b(?:" + regex.escape(w) + r")\b" for w in words.items])
+    return Choice(words.mode, tuple(Regex(regex.compile(s), slow) for s in sources))
+
+
+BOOL = _plain("true or false", lambda v: isinstance(v, bool))
+INT = _plain("an integer", lambda v: isinstance(v, int) and not isinstance(v, bool))
+REGEX = Kind("a regular expression", _regex)
+WORDS = Kind("words or phrases", _words, "word")
+SLOT_CHOICE = Kind("slots (food, area, price)", _choice("slot", _slot), "slot")
+PATTERN_CHOICE = Kind("pattern names", _choice("pattern name", _pattern), "pattern name")
+FLAG_CHOICE = Kind("flags", _choice("flag", _flag), "flag")
+
+
+# ---------------------------------------------------------------- the registry
+
+@dataclass(frozen=True)
+class Env:
+    """What the tests of one rule set share: the foods served, what each regular
+    expression found per text (``memo``), and the patterns every gold bot turn is matched
+    against (``watched``: regex source -> compiled), filled in as tests are built."""
+    served: frozenset = frozenset()
+    memo: dict = field(default_factory=dict)
+    watched: dict = field(default_factory=dict)
+
+    def watch(self, patterns: tuple) -> frozenset:
+        for pattern in patterns:
+            self.watched[pattern.pattern] = pattern
+        return frozenset(p.pattern for p in patterns)
+
+
+@dataclass(frozen=True)
+class Condition:
+    name: str
+    kind: Kind
+    doc: str
+    test: Callable          # (compiled value, Env) -> predicate (state, user, mentioned)
+
+
+CONDITIONS: dict[str, Condition] = {}
+
+
+def condition(name: str, kind: Kind, doc: str):
+    """Register a condition: the decorated function builds its test."""
+    def register(build):
+        CONDITIONS[name] = Condition(name, kind, doc, build)
+        return build
+    return register
+
+
+def _cached(rx: Regex, env: Env):
+    return bounded(rx, env.memo)
+
+
+# -- the dialog
+
+@condition("first_turn", BOOL, "this is (true) or is not (false) the dialog's first bot turn")
+def _first_turn(value, env):
+    return lambda s, u, m: (s.turn == 0) == value
+
+
+@condition("turn_at_least", INT, "the bot turn's number (from 0) is at least this")
+def _turn_at_least(value, env):
+    return lambda s, u, m: s.turn >= value
+
+
+@condition("turn_at_most", INT, "the bot turn's number (from 0) is at most this")
+def _turn_at_most(value, env):
+    return lambda s, u, m: s.turn <= value
+
+
+# -- the user turn
+
+@condition("user_silent", BOOL, "the user turn is (true) or is not (false) `<SILENCE>`")
+def _user_silent(value, env):
+    return lambda s, u, m: (u == SILENCE) == value
+
+
+@condition("user_words", WORDS, "the user turn has the word or phrase (at word boundaries)")
+def _user_words(value, env):
+    finds = [_cached(rx, env) for rx in value.items]
+    if len(finds) == 1:
+        cache, find = finds[0]
+        return lambda s, u, m: cache[u] if u in cache else find(u)
+    return lambda s, u, m: all(cache[u] if u in cache else find(u) for cache, find in finds)
+
+
+@condition("user_regex", REGEX, "the regular expression is found in the user turn")
+def _user_regex(value, env):
+    cache, find = _cached(value, env)
+    return lambda s, u, m: cache[u] if u in cache else find(u)
+
+
+@condition("user_mentions", SLOT_CHOICE, "the user turn names a value of the slot (a value or synonym of the ontology)")
+def _user_mentions(value, env):
+    slots = frozenset(value.items)
+    if value.mode == "all":
+        return lambda s, u, m: slots <= m
+    return lambda s, u, m: not slots.isdisjoint(m)
+
+
+@condition("user_said_before", REGEX, "the regular expression is found in some user turn so far, this one included")
+def _user_said_before(value, env):
+    cache, find = _cached(value, env)
+    return lambda s, u, m: cache[s.history] if s.history in cache else find(s.history)
+
+
+# -- the gold bot turns so far
+
+@condition("prev_bot", PATTERN_CHOICE, "the previous gold bot turn matches the pattern")
+def _prev_bot(value, env):
+    keys = env.watch(value.items)
+    if value.mode == "all":
+        return lambda s, u, m: keys <= s.prev_matches
+    return lambda s, u, m: not keys.isdisjoint(s.prev_matches)
+
+
+@condition("prev_bot_regex", REGEX, "the regular expression is found in the previous gold bot turn")
+def _prev_bot_regex(value, env):
+    cache, find = _cached(value, env)
+    return lambda s, u, m: cache[s.prev_bot] if s.prev_bot in cache else find(s.prev_bot)
+
+
+@condition("bot_said_before", PATTERN_CHOICE, "some earlier gold bot turn matches the pattern")
+def _bot_said_before(value, env):
+    keys = env.watch(value.items)
+    if value.mode == "all":
+        return lambda s, u, m: keys <= s.said
+    return lambda s, u, m: not keys.isdisjoint(s.said)
+
+
+# -- the state
+
+@condition("filled", SLOT_CHOICE, "the slot has a value (not dontcare, not unset)")
+def _filled(value, env):
+    combine, slots = value.combine, value.items
+    return lambda s, u, m: combine(getattr(s, x) not in EMPTY for x in slots)
+
+
+@condition("unfilled", SLOT_CHOICE, "the slot has no value (dontcare or unset)")
+def _unfilled(value, env):
+    combine, slots = value.combine, value.items
+    return lambda s, u, m: combine(getattr(s, x) in EMPTY for x in slots)
+
+
+@condition("known", SLOT_CHOICE, "the slot is set (a value or dontcare)")
+def _known(value, env):
+    combine, slots = value.combine, value.items
+    return lambda s, u, m: combine(getattr(s, x) is not None for x in slots)
+
+
+@condition("missing", SLOT_CHOICE, "the slot is unset")
+def _missing(value, env):
+    combine, slots = value.combine, value.items
+    return lambda s, u, m: combine(getattr(s, x) is None for x in slots)
+
+
+@condition("dontcare", SLOT_CHOICE, "the slot is dontcare")
+def _dontcare(value, env):
+    combine, slots = value.combine, value.items
+    return lambda s, u, m: combine(getattr(s, x) == DONTCARE for x in slots)
+
+
+@condition("food_served", BOOL, "some restaurant serves (true) or none (false) the food (the ontology's `served`)")
+def _food_served(value, env):
+    served = env.served
+    return lambda s, u, m: (s.food in served) == value
+
+
+@condition("state_changed", BOOL, "the slots differ (true) or not (false) from the last api_call's")
+def _state_changed(value, env):
+    return lambda s, u, m: s.changed == value
+
+
+@condition("called", BOOL, "an api_call was made (true) or not (false) in the dialog so far")
+def _called(value, env):
+    return lambda s, u, m: s.called == value
+
+
+@condition("has_results", BOOL, "the last api_call found restaurants (true) or none (false)")
+def _has_results(value, env):
+    return lambda s, u, m: bool(s.results) == value
+
+
+@condition("remaining", BOOL, "some restaurant of the results is (true) or none is (false) not yet offered")
+def _remaining(value, env):
+    return lambda s, u, m: (s.upcoming is not None) == value
+
+
+@condition("has_current", BOOL, "a restaurant is (true) or none is (false) the current one")
+def _has_current(value, env):
+    return lambda s, u, m: (s.current is not None) == value
+
+
+@condition("marked", FLAG_CHOICE, "a state rule raised the flag (`mark`) earlier in the dialog")
+def _marked(value, env):
+    flags = frozenset(value.items)
+    if value.mode == "all":
+        return lambda s, u, m: flags <= s.flags
+    return lambda s, u, m: not flags.isdisjoint(s.flags)
+
+
+# ---------------------------------------------------------------- a when, compiled
+
+@dataclass(frozen=True)
+class Check:
+    """One condition of a ``when`` with its compiled value."""
+    condition: str
+    value: Any
+    line: int
+
+
+@dataclass(frozen=True)
+class Combine:
+    """``not`` (one branch), ``any`` or ``all`` of branches, each a tuple of nodes that
+    must all hold."""
+    op: str
+    branches: tuple
+    line: int
+
+
+def walk(nodes: tuple):
+    """Every Check in ``nodes``, nested ones included."""
+    for node in nodes:
+        if isinstance(node, Check):
+            yield node
+        else:
+            for branch in node.branches:
+                yield from walk(branch)
+
+
+def predicates(nodes: tuple, env: Env) -> tuple:
+    """One predicate per node: together, the ``when`` holds when every one holds."""
+    return tuple(_predicate(node, env) for node in nodes)
+
+
+def every(tests: tuple):
+    """One predicate: all of ``tests`` hold."""
+    if len(tests) == 1:
+        return tests[0]
+
+    def holds(s, u, m):
+        for test in tests:
+            if not test(s, u, m):
+                return False
+        return True
+    return holds
+
+
+def _predicate(node, env: Env):
+    if isinstance(node, Check):
+        return CONDITIONS[node.condition].test(node.value, env)
+    branches = [every(predicates(branch, env)) for branch in node.branches]
+    if node.op == "not":
+        inner = branches[0]
+        return lambda s, u, m: not inner(s, u, m)
+    if node.op == "any":
+        return lambda s, u, m: any(b(s, u, m) for b in branches)
+    return every(tuple(branches))
+
+
+# ---------------------------------------------------------------- old spellings
+
+@dataclass(frozen=True)
+class Old:
+    """An old spelling of a condition and how to write it now."""
+    name: str
+    new: str
+    combine: str | None = None      # how the old condition read a list: any or all
+    negated: bool = False           # it held where the new one does not
+    value: tuple | None = None      # the new condition's value (the old one took true / false)
+
+
+MIGRATIONS = {old.name: old for old in (
+    Old("prev_bot", "prev_bot", "any"),
+    Old("prev_bot_not", "prev_bot", "any", negated=True),
+    Old("said", "bot_said_before", "any"),
+    Old("not_said", "bot_said_before", "any", negated=True),
+    Old("said_before_regex", "user_said_before"),
+    Old("user_not_regex", "user_regex", negated=True),
+    Old("user_words", "user_words", "any"),
+    Old("user_mentions", "user_mentions", "any"),
+    Old("user_mentions_none", "user_mentions", "any", negated=True, value=SLOTS),
+    Old("marked", "marked", "all"),
+    Old("not_marked", "marked", "any", negated=True),
+    Old("filled", "filled", "all"),
+    Old("unfilled", "unfilled", "all"),
+    Old("known", "known", "all"),
+    Old("missing", "missing", "all"),
+    Old("dontcare", "dontcare", "all"),
+)}
+
+
+def _written(value: Any, combine: str | None) -> str:
+    """A value as it is written in a rule file's flow style."""
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value) and value:
+        return value[0] if len(value) == 1 else f"{{{combine}: [{', '.join(value)}]}}"
+    if isinstance(value, str):
+        return value if combine else "'" + value.replace("'", "''") + "'"
+    return "..."
+
+
+def rewrite(old: Old, value: Any) -> str:
+    """What to write instead of ``old: value``."""
+    negated = old.negated
+    if old.value is not None:
+        negated = negated != (value is False)
+        value = old.value
+    text = f"{old.new}: {_written(value, old.combine)}"
+    return f"not: {{{text}}}" if negated else text
+
+
+def migration(name: str, value: Any) -> str | None:
+    """The problem with an old spelling (a removed or renamed condition, or a bare list
+    where a list meant any or all), saying what to write; None if it is not one."""
+    old = MIGRATIONS.get(name)
+    if old is None:
+        return None
+    if old.name == old.new:
+        if not isinstance(value, list):
+            return None
+        return (f"condition {name!r} takes a {CONDITIONS[name].kind.item} or {{any: [...]}} / {{all: [...]}}, "
+                f"not a bare list: write {rewrite(old, value)} (what the list meant before)")
+    verb = "was removed" if old.negated else f"is now {old.new!r}"
+    return f"{name!r} {verb}: write {rewrite(old, value)}"
+
+
+def bare_list(name: str, value: list, item: str) -> str:
+    """The problem with a bare list for a condition that was not written with one before."""
+    return (f"condition {name!r} takes a {item} or {{any: [...]}} / {{all: [...]}}, not a bare list: "
+            f"write {name}: {_written(value, 'any')} or {name}: {_written(value, 'all')}")
+
+
+# ---------------------------------------------------------------- README tables
+
+def conditions_table() -> str:
+    rows = ["| condition | takes | holds when |", "|---|---|---|"]
+    for c in CONDITIONS.values():
+        rows.append(f"| `{c.name}` | {c.kind.takes} | {c.doc} |")
+    return "\n".join(rows)
+
+
+def migrations_table() -> str:
+    rows = ["| old | now |", "|---|---|"]
+    for old in MIGRATIONS.values():
+        value = ["a", "b"] if old.combine and old.value is None else True if old.value else "RE"
+        before = "[a, b]" if isinstance(value, list) else "true" if value is True else "RE"
+        rows.append(f"| `{old.name}: {before}` | `{rewrite(old, value)}` |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(conditions_table() + "\n\n" + migrations_table())
