@@ -1,4 +1,4 @@
-"""The command line: ``dstc2conv build | compare | stats | rules ...``.
+"""The command line: ``dstc2conv build | compare | stats | rules ... | ir ...``.
 
 Exit codes: 0 success, 1 a comparison or check found differences/problems,
 2 bad input or usage (the message names the file, the line or turn, and what is wrong),
@@ -91,7 +91,7 @@ def _cmd_stats(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dstc2conv",
-        description="Rebuild bAbI dialog task 6 from the raw DSTC2 corpus; score rule baselines on it.",
+        description="Rebuild bAbI dialog task 6 from the raw DSTC2 corpus; score rule and IR baselines on it.",
     )
     parser.add_argument("--version", action="version", version=f"dstc2conv {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -139,6 +139,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .baseline.cli import add_parser as add_rules_parser
 
     add_rules_parser(sub)
+    from .ir_cli import add_parser as add_ir_parser
+
+    add_ir_parser(sub)
     return parser
 
 

@@ -1,0 +1,218 @@
+"""The information-retrieval baselines of Bordes & Weston (2017), section 4.3.
+
+Words are the whitespace-separated tokens of the task-6 text, lowercased.
+
+TF-IDF Match ranks every candidate response by the TF-IDF weighted cosine similarity
+between its bag of words and the input's, and answers with the best. The documents are
+the candidates: idf(w) = ln(N / df(w)), N candidates, df(w) of them holding w; a weight
+is tf * idf, tf the count of the word in the text. The input is either the last user
+utterance (``last``) or the whole conversation so far (``conversation``): every earlier
+user utterance, gold bot utterance and result line of the dialog, and the last user
+utterance. Scores within TIE of the best are tied; the first candidate among them wins.
+
+Nearest Neighbor takes the training (user utterance, bot utterance) pairs and answers
+with the bot utterance of the pair whose user utterance shares the most word types with
+the last user utterance; ties (a score of 0 included) go to the pair first in the
+training file.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .baseline.engine import Prediction, Turn
+from .baseline.score import Score, outcomes, score
+from .errors import Dstc2ConvError
+
+INPUTS = ("last", "conversation")
+TIE = 1e-9
+
+
+def words(text: str) -> list[str]:
+    return text.lower().split()
+
+
+# ---------------------------------------------------------------- candidates
+
+def read_candidates(path: str) -> tuple[str, ...]:
+    """The responses of a candidates file (``1 <utterance>`` a line), distinct (compared
+    stripped; the first kept) and in file order."""
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            lines = fh.read().split("\n")
+    except UnicodeDecodeError as exc:
+        raise Dstc2ConvError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path) from None
+    except IsADirectoryError:
+        raise Dstc2ConvError("is a directory, not a candidates file", path) from None
+    except OSError as exc:
+        raise Dstc2ConvError(f"cannot read: {exc.strerror}", path) from None
+    texts = []
+    for lineno, line in enumerate(lines, 1):
+        line = line.rstrip("\r")
+        if not line:
+            continue
+        if not line.startswith("1 ") or not line[2:].strip():
+            raise Dstc2ConvError(f"expected '1 <utterance>', found {line[:60]!r}", path, lineno)
+        texts.append(line[2:])
+    if not texts:
+        raise Dstc2ConvError("no candidates (the file is empty or only empty lines)", path)
+    return _distinct(texts)
+
+
+def train_candidates(train: list[Turn]) -> tuple[str, ...]:
+    """The distinct bot utterances of a training file, in order of first occurrence."""
+    return _distinct(t.gold for t in train)
+
+
+def _distinct(texts) -> tuple[str, ...]:
+    seen: dict[str, str] = {}
+    for text in texts:
+        seen.setdefault(text.strip(), text)
+    return tuple(seen.values())
+
+
+# ---------------------------------------------------------------- inputs
+
+def inputs(turns: list[Turn], variant: str) -> list[list[str]]:
+    """The input words of every turn: its user utterance (``last``), or the dialog up to
+    it (``conversation``: earlier user and bot utterances, result lines, then the user's)."""
+    if variant not in INPUTS:
+        raise ValueError(variant)
+    out = []
+    history: list[str] = []
+    dialog = None
+    for turn in turns:
+        if turn.dialog != dialog:
+            history, dialog = [], turn.dialog
+        user = words(turn.user)
+        if variant == "last":
+            out.append(user)
+            continue
+        out.append(history + user)
+        history = history + user + words(turn.gold)
+        for line in turn.context:
+            history += words(line)
+    return out
+
+
+# ---------------------------------------------------------------- TF-IDF Match
+
+class TfIdf:
+    """An inverted index of the candidates' TF-IDF vectors, each of length 1."""
+
+    def __init__(self, candidates: tuple[str, ...]):
+        if not candidates:
+            raise Dstc2ConvError("no candidates")
+        self.candidates = candidates
+        counts = [_counts(words(c)) for c in candidates]
+        df: dict[str, int] = {}
+        for bag in counts:
+            for w in bag:
+                df[w] = df.get(w, 0) + 1
+        n = len(candidates)
+        self.idf = {w: math.log(n / d) for w, d in df.items()}
+        self.postings: dict[str, list[tuple[int, float]]] = {}
+        for i, bag in enumerate(counts):
+            weights = {w: tf * self.idf[w] for w, tf in sorted(bag.items())}
+            norm = math.sqrt(sum(x * x for x in weights.values()))
+            for w, x in weights.items():
+                if x:
+                    self.postings.setdefault(w, []).append((i, x / norm))
+
+    def scores(self, text: list[str]) -> list[float]:
+        """The cosine of every candidate with a bag of words."""
+        bag = {w: tf * self.idf[w] for w, tf in sorted(_counts(text).items()) if self.idf.get(w)}
+        dots = [0.0] * len(self.candidates)
+        if not bag:
+            return dots
+        norm = math.sqrt(sum(x * x for x in bag.values()))
+        for w, x in bag.items():
+            for i, y in self.postings[w]:
+                dots[i] += x * y
+        return [d / norm for d in dots]
+
+    def best(self, text: list[str]) -> str:
+        return self.candidates[_first_best(self.scores(text))]
+
+
+def _counts(text: list[str]) -> dict[str, int]:
+    bag: dict[str, int] = {}
+    for w in text:
+        bag[w] = bag.get(w, 0) + 1
+    return bag
+
+
+def _first_best(scores: list[float]) -> int:
+    top = max(scores)
+    return next(i for i, s in enumerate(scores) if s >= top - TIE)
+
+
+def tfidf_predict(index: TfIdf, turns: list[Turn], variant: str) -> list[str]:
+    cache: dict[tuple[str, ...], str] = {}
+    out = []
+    for text in inputs(turns, variant):
+        key = tuple(sorted(text))
+        if key not in cache:
+            cache[key] = index.best(text)
+        out.append(cache[key])
+    return out
+
+
+@dataclass(frozen=True)
+class Choice:
+    variant: str
+    dev: dict   # variant -> its Score on the dev file
+
+
+def choose_input(index: TfIdf, dev: list[Turn]) -> Choice:
+    """The input variant with the higher per-response accuracy on ``dev`` (a tie: the
+    whole conversation)."""
+    scores = {variant: evaluate(tfidf_predict(index, dev, variant), dev) for variant in INPUTS}
+    better = scores["last"].correct > scores["conversation"].correct
+    return Choice("last" if better else "conversation", scores)
+
+
+def evaluate(predictions: list[str], turns: list[Turn], sig: str = "") -> Score:
+    """Per-response and per-dialog accuracy of predictions against the turns' gold."""
+    return score(outcomes([Prediction(p, None) for p in predictions], turns), turns, sig)
+
+
+# ---------------------------------------------------------------- Nearest Neighbor
+
+class NearestNeighbor:
+    """The training pairs, indexed by the word types of their user utterances."""
+
+    def __init__(self, train: list[Turn]):
+        if not train:
+            raise Dstc2ConvError("no training pairs")
+        self.responses: list[str] = []   # one per distinct set of user words, first pair's
+        self.postings: dict[str, list[int]] = {}
+        seen: set[frozenset] = set()
+        for turn in train:
+            types = frozenset(words(turn.user))
+            if types in seen:
+                continue
+            seen.add(types)
+            for w in types:
+                self.postings.setdefault(w, []).append(len(self.responses))
+            self.responses.append(turn.gold)
+        self._cache: dict[frozenset, str] = {}
+
+    def best(self, user: str) -> str:
+        types = frozenset(words(user))
+        found = self._cache.get(types)
+        if found is None:
+            shared = [0] * len(self.responses)
+            for w in types:
+                for i in self.postings.get(w, ()):
+                    shared[i] += 1
+            found = self._cache[types] = self.responses[shared.index(max(shared))]
+        return found
+
+
+def nn_predict(index: NearestNeighbor, turns: list[Turn]) -> list[str]:
+    return [index.best(t.user) for t in turns]
+
+
+__all__ = ["INPUTS", "words", "read_candidates", "train_candidates", "inputs", "TfIdf", "tfidf_predict",
+           "Choice", "choose_input", "evaluate", "NearestNeighbor", "nn_predict"]
