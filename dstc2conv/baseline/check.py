@@ -1,5 +1,5 @@
-"""`rules check`: a rule set's problems on a data file: rules that never fire, and rules
-that match only where a higher-priority rule already answers."""
+"""`rules check`: a rule set's problems on data files: rules that never fire, and rules
+that match only where a higher-priority rule already answers (on all the files given)."""
 from __future__ import annotations
 
 from collections import Counter
@@ -9,14 +9,15 @@ from .problems import Problem
 from .ruleset import RuleSet, rule_order
 
 
-def find_problems(ruleset: RuleSet, turns: list[Turn]) -> list[Problem]:
+def find_problems(ruleset: RuleSet, files: list[list[Turn]]) -> list[Problem]:
+    """The problems of the rules on the turns of ``files`` (one list of turns per file)."""
     everything = sorted(ruleset.rules, key=rule_order)
     compiled = Compiled(ruleset, order=every_response_rule(everything))
     enabled = looked_up(r.id for r in everything if r.enabled and not r.updates_state)
     matched: Counter = Counter()
     won: Counter = Counter()
     winners: dict[str, Counter] = {}
-    for found in candidates(compiled, turns):
+    for found in (found for turns in files for found in candidates(compiled, turns)):
         chosen = choose(enabled, found)
         winner = chosen[0] if chosen else None
         for rule_id in found:

@@ -227,8 +227,11 @@ def _systems(args, turns) -> list[str]:
 def _cmd_check(args) -> int:
     from .check import find_problems
 
-    ruleset, turns = _load(args)
-    findings = find_problems(ruleset, turns) if turns is not None else []
+    from .engine import read_turns
+    from .ruleset import load_rules
+
+    ruleset = load_rules(args.rules)
+    findings = find_problems(ruleset, [read_turns(path) for path in args.data]) if args.data else []
     print(f"{args.rules}: {len(ruleset.rules)} rules, {len(ruleset.patterns)} patterns: valid")
     for finding in findings:
         print(finding)
@@ -343,7 +346,11 @@ def add_parser(sub) -> None:
         p.add_argument("--rules", default=default_rules(), metavar="FILE",
                        help=f"rule file (default: {DEFAULT_RULES} if it is in the current folder, "
                             "else the rules shipped with dstc2conv)")
-        p.add_argument("--data", required=data_required, metavar="T6FILE", help="a task-6 file")
+        if data_required:
+            p.add_argument("--data", required=True, metavar="T6FILE", help="a task-6 file")
+        else:
+            p.add_argument("--data", action="append", metavar="T6FILE",
+                           help="a task-6 file (repeat for several: a rule is checked on all of them)")
         p.add_argument("--quiet", action="store_true", help="no progress or notes on stderr (warnings stay)")
 
     def manifest(p):
@@ -381,7 +388,8 @@ def add_parser(sub) -> None:
                    help="the build's manifest.json, for --by-system (default: manifest.json beside the data file)")
     p.set_defaults(func=_reporting(_cmd_report))
 
-    p = rules_sub.add_parser("check", help="validate; with --data, rules that never fire or are always shadowed")
+    p = rules_sub.add_parser("check", help="validate; with --data, rules that never fire or are always shadowed "
+                                           "on the files given")
     common(p, data_required=False)
     p.set_defaults(func=_reporting(_cmd_check))
 

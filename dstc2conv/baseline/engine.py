@@ -148,6 +148,7 @@ class Compiled:
         self.state_rules = [(r, predicates(r.when, env)) for r in rules if r.updates_state]
         self.responders = [(r, self._responder(r, predicates(r.when, env))) for r in rules if not r.updates_state]
         self.ontology = ruleset.ontology
+        self.spaced = dict(ruleset.ontology.spaced)
         named = [(name, t) for name, t in ruleset.patterns.items() if "{name}" in t]
         self.namers = [_name_regex(t) for _, t in named]
         self.wordings = [(name, pattern_regex(t)) for name, t in named]
@@ -171,7 +172,7 @@ class Compiled:
     def observe(self, state: State, turn: Turn) -> None:
         """Update the state with the gold bot turn (see ``observe``), the patterns it
         matches and its wording."""
-        gold = turn.gold
+        gold = self._underscored(turn.gold)
         seen = self._seen.get(gold)
         if seen is None:
             seen = self._seen[gold] = (frozenset(key for key, pattern in self.markers if pattern.match(gold)),
@@ -179,7 +180,7 @@ class Compiled:
         matches, state.wording = seen
         state.said |= matches
         state.prev_matches = matches
-        observe(state, turn)
+        observe(state, turn, gold)
         if not is_api_call(gold) and state.current not in gold.split():
             # a restaurant outside the results: recognise it by the patterns that name one
             name = self._named.get(gold, "")
@@ -189,6 +190,14 @@ class Compiled:
             if name is not None:
                 state.current = name
                 state.offered.add(name)
+
+    def _underscored(self, gold: str) -> str:
+        """A gold bot turn with the restaurant names it writes with spaces (the ontology's
+        ``spaced_names``) as the results write them."""
+        for name, spaced in self.ontology.spaced:
+            if spaced in gold:
+                gold = gold.replace(spaced, name)
+        return gold
 
     def render(self, rule: Rule, state: State) -> str | None:
         """The rule's response in this state, or None when a field cannot be filled."""
@@ -223,6 +232,10 @@ class Compiled:
                 fields[slot] = None if value == DONTCARE else value
         if any(fields.get(field) is None for field in FIELD_RE.findall(template)):
             return None
+        if restaurant in self.spaced:
+            # named with spaces, but its phone, address and post code tokens keep the _
+            template = template.replace("{name}_", "{token}_")
+            fields["token"], fields["name"] = restaurant, self.spaced[restaurant]
         return template.format(**fields)
 
     def mentions(self, user: str, state: State) -> set[str]:
@@ -253,9 +266,10 @@ class Compiled:
         return mentioned
 
 
-def observe(state: State, turn: Turn) -> None:
-    """Update the state with the gold bot turn and its result lines."""
-    gold = turn.gold
+def observe(state: State, turn: Turn, gold: str | None = None) -> None:
+    """Update the state with the gold bot turn (or ``gold``, the same turn with its
+    restaurant names written as the results write them) and its result lines."""
+    gold = turn.gold if gold is None else gold
     if is_api_call(gold) and gold != NO_RESULT:
         parts = gold.split()[1:]
         if len(parts) == 3:

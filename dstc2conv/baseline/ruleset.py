@@ -38,7 +38,7 @@ from .problems import Problem, RuleFileError, show
 
 FIELDS = ("name", "food", "area", "price")
 TOP_KEYS = {"ontology", "patterns", "rules"}
-ONTOLOGY_KEYS = {"food", "area", "price", "served", "synonyms"}
+ONTOLOGY_KEYS = {"food", "area", "price", "served", "synonyms", "spaced_names"}
 RULE_KEYS = {"id", "priority", "enabled", "when", "say", "api_call", "offer", "set", "mark", "note"}
 LIKE = ("prev_bot",)        # what ``say: {like: ...}`` may name
 ALIAS_LIMIT = 10_000        # YAML nodes that aliases may bring into one file, in all
@@ -72,6 +72,7 @@ class Ontology:
     phrases: dict              # phrase said by users -> (slot, value)
     matcher: Any               # compiled regex over all phrases (escaped literals only)
     sha256: str                # of the file
+    spaced: tuple = ()         # (name, as bot turns write it): restaurants named with spaces there
 
 
 @dataclass(frozen=True)
@@ -296,10 +297,18 @@ def load_ontology(path: str) -> Ontology:
         for value in served:
             if values["food"] and value not in values["food"]:
                 bad(f"served: {value!r} is not a food value", line)
+    spaced: tuple = ()
+    if "spaced_names" in data:
+        names, wrong = _strings(data["spaced_names"], "'spaced_names'")
+        if wrong or any(" " in n or "_" not in n for n in names):
+            bad(wrong or "'spaced_names' takes restaurant names as the results write them (with _, no spaces)",
+                data.key_lines["spaced_names"])
+        else:
+            spaced = tuple((n, n.replace("_", " ")) for n in names)
     bad.raise_any()
     ordered = sorted(phrases, key=lambda p: (-len(p), p))
     matcher = regex.compile(r"\b(" + "|".join(regex.escape(p) for p in ordered) + r")\b")
-    return Ontology(values, frozenset(served), phrases, matcher, hashlib.sha256(raw).hexdigest())
+    return Ontology(values, frozenset(served), phrases, matcher, hashlib.sha256(raw).hexdigest(), spaced)
 
 
 # ---------------------------------------------------------------- rules
