@@ -111,7 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seed for the random ratings and the random partition (default: 0)")
     p.add_argument("--kb", metavar="FILE",
                    help="KB file in the published format to draw results from (default: without --raw, "
-                        "data_raw/dialog-babi-task6-dstc2-kb.txt if present; else a KB built from the logs)")
+                        "data_raw/dialog-babi-task6-dstc2-kb.txt if present; else a KB built from the logs of "
+                        "every call the inputs hold)")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--partition", choices=("published", "dstc2", "random"), default="published",
                        help="which calls go into which split: published (default: DSTC2's train and dev "
