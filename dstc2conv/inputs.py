@@ -119,6 +119,7 @@ def gather(paths: list[str], splits: tuple[str, ...], jobs: int = 1,
             raise Dstc2ConvError("no such file or folder", path)
     needed = frozenset().union(*(needed_flists(s) for s in splits))
     known = {path: holds(path) for path in paths}
+
     def wanted(path: str) -> bool:
         return known[path] is None or bool(known[path].flists & needed) or every_call and known[path].calls
 
