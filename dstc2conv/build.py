@@ -29,8 +29,14 @@ CANDIDATES = f"{PREFIX}-candidates.txt"
 KB_FILE = f"{PREFIX}-kb.txt"
 # The published task-6 dev set is the first 500 of DSTC2's train+dev calls in session order.
 PUBLISHED_DEV_SIZE = 500
-# What must be the same for files of two builds to stand in one output folder.
-SET_SETTINGS = ("tool", "version", "seed", "split", "sample")
+# The published files' sizes: a random partition deals the calls out in these proportions.
+PUBLISHED_SIZES = {"train": 1618, "dev": 500, "test": 1117}
+PARTITIONS = ("published", "dstc2", "random")
+FLIST_ORDER = ("train", "dev", "test", "other")
+USERS = ("transcription", "asr")
+# What must be the same for files of two builds to stand in one output folder (the
+# manifest's "split" is the partition; "user" is there only for --user asr).
+SET_SETTINGS = ("tool", "version", "seed", "split", "sample", "user")
 
 
 @dataclass(frozen=True)
@@ -38,9 +44,10 @@ class BuildOptions:
     split: str                       # train, dev, test or all
     raw: tuple[str, ...] = ()        # tarballs or folders; empty: look in data_raw/
     out: str = "outputs"
-    seed: int = 0
+    seed: int = 0                    # seeds the ratings and the random partition
     kb: str | None = None            # a KB file; None: data_raw/<kb file> if present (and no raw), else from the logs
-    dstc2_split: bool = False        # DSTC2's own train/dev flists instead of the published re-split
+    partition: str = "published"     # published, dstc2 (DSTC2's own train/dev flists) or random
+    user: str = "transcription"      # the user turns: the transcriptions, or what the live ASR heard (asr)
     raw_dir: str = DEFAULT_RAW_DIR
     jobs: int = 1                    # processes that parse the JSON in parallel
     replace: bool = False            # remove the folder's files of other builds instead of refusing
@@ -73,14 +80,54 @@ def split_sessions(flists: dict[str, tuple[str, ...]], splits: tuple[str, ...],
     return out
 
 
-def choose_kb(options: BuildOptions, calls: dict[str, Call], from_raw_dir: bool) -> KB:
-    """``--kb``; else, for the default inputs only, the KB file in ``data_raw/``; else a KB
-    built from the logs."""
+def partition_sizes(calls: int) -> dict[str, int]:
+    """The published sizes, scaled to ``calls``: each split gets the whole part of its
+    share, and the calls left over go one each to the largest fractional parts (ties: in
+    the order train, dev, test)."""
+    total = sum(PUBLISHED_SIZES.values())
+    sizes = {split: calls * n // total for split, n in PUBLISHED_SIZES.items()}
+    by_remainder = sorted(PUBLISHED_SIZES, key=lambda s: -(calls * PUBLISHED_SIZES[s] % total))
+    for split in by_remainder[:calls - sum(sizes.values())]:
+        sizes[split] += 1
+    return sizes
+
+
+def random_sessions(sessions, seed: int) -> dict[str, list[str]]:
+    """A seeded random partition of ``sessions`` at ``partition_sizes``, stratified by the
+    session's folder (dialog manager and recogniser, ``Mar13_S0A1``): each folder's calls,
+    shuffled, are dealt out in turn to the split furthest below its share so far, so that
+    every split holds about its share of every folder's calls. Each split in session order."""
+    sessions = sorted(sessions)
+    sizes = partition_sizes(len(sessions))
+    rng = random.Random(f"partition:{seed}")
+    folders: dict[str, list[str]] = {}
+    for session in sessions:
+        folders.setdefault(session.split("/")[0], []).append(session)
+    dealt: dict[str, list[str]] = {split: [] for split in sizes}
+    i = 0
+    for folder in sorted(folders):
+        rng.shuffle(folders[folder])
+        for session in folders[folder]:
+            i += 1
+            split = max(sizes, key=lambda s: sizes[s] * i - len(dealt[s]) * len(sessions))
+            dealt[split].append(session)
+    return {split: sorted(dealt[split]) for split in dealt}
+
+
+def kb_file(options: BuildOptions, from_raw_dir: bool) -> str | None:
+    """``--kb``; else, for the default inputs only, the KB file in ``data_raw/`` if there;
+    else None (a KB built from the logs)."""
     if options.kb:
-        return read_kb(options.kb)
+        return options.kb
     default = os.path.join(options.raw_dir, KB_FILE)
-    if from_raw_dir and os.path.isfile(default):
-        return read_kb(default)
+    return default if from_raw_dir and os.path.isfile(default) else None
+
+
+def choose_kb(options: BuildOptions, calls: dict[str, Call], from_raw_dir: bool) -> KB:
+    """The KB file (``kb_file``), else a KB built from the logs of ``calls``."""
+    path = kb_file(options, from_raw_dir)
+    if path is not None:
+        return read_kb(path)
     offered: set[str] = set()
     informs: list[tuple[str, str, str]] = []
     for session in sorted(calls):
@@ -139,7 +186,8 @@ def files_to_keep(folder: OutputFolder, settings: dict, kb_text: str, entries: d
         manifest = {}
     old_entries = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
     checksums = manifest.get("checksums") if isinstance(manifest.get("checksums"), dict) else {}
-    pool = [e["inputs"] for e in entries.values() if e["split"] in ("train", "dev")]
+    pooled = tuple(FILE_OF_SPLIT) if settings["split"] == "random" else ("train", "dev")
+    pool = [e["inputs"] for e in entries.values() if e["split"] in pooled]
     keep, stale = {}, []
     for name in present:
         entry = old_entries.get(name)
@@ -148,14 +196,15 @@ def files_to_keep(folder: OutputFolder, settings: dict, kb_text: str, entries: d
             stale.append((name, "no manifest.json lists it"))
         elif not isinstance(entry, dict) or text is None or checksums.get(name) != _sha256_text(text):
             stale.append((name, "it is not the file its manifest.json lists"))
-        elif any(manifest.get(k) != settings[k] for k in SET_SETTINGS):
-            differ = [k for k in SET_SETTINGS if manifest.get(k) != settings[k]]
+        elif any(manifest.get(k) != settings.get(k) for k in SET_SETTINGS):
+            differ = [k for k in SET_SETTINGS if manifest.get(k) != settings.get(k)]
             stale.append((name, "it was built with another " + ", ".join(
-                f"{k} ({manifest.get(k)!r}, not {settings[k]!r})" for k in differ)))
+                f"{k} ({manifest.get(k)!r}, not {settings.get(k)!r})" for k in differ)))
         elif folder.existing(KB_FILE) != kb_text:
             stale.append((name, "it was built with another KB"))
-        elif entry.get("split") in ("train", "dev") and pool and entry.get("inputs") != pool[0]:
-            stale.append((name, "it was built from other inputs (train and dev are split from one pool of calls)"))
+        elif entry.get("split") in pooled and pool and entry.get("inputs") != pool[0]:
+            stale.append((name, f"it was built from other inputs ({', '.join(pooled[:-1])} and {pooled[-1]} "
+                                "are split from one pool of calls)"))
         else:
             keep[name] = entry
     if stale and not replace:
@@ -173,6 +222,10 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
     derived); ``progress``: one line per stage of the work."""
     if options.split not in ("train", "dev", "test", "all"):
         raise Dstc2ConvError(f"unknown split {options.split!r}: choose train, dev, test or all")
+    if options.partition not in PARTITIONS:
+        raise Dstc2ConvError(f"unknown partition {options.partition!r}: choose {', '.join(PARTITIONS)}")
+    if options.user not in USERS:
+        raise Dstc2ConvError(f"unknown user turns {options.user!r}: choose {', '.join(USERS)}")
     if options.jobs < 1:
         raise Dstc2ConvError(f"--jobs {options.jobs}: give 1 or more processes")
     jobs = min(options.jobs, os.cpu_count() or 1)
@@ -192,19 +245,32 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
     def stage(message: str) -> None:
         progress(f"build: {message} ({time.perf_counter() - started:.1f} s)")
 
+    from_raw_dir = not options.raw and not is_sample
+    random_partition = options.partition == "random"
     with OutputFolder(options.out) as folder:
-        inputs = gather(paths, splits, jobs, log=log, progress=stage)
-        held = held_splits(inputs, splits)
+        # A random partition deals out every call given; a KB built from the logs reads them all.
+        inputs = gather(paths, splits, jobs, log=log, progress=stage, every_call=random_partition,
+                        for_kb=kb_file(options, from_raw_dir) is None, asr=options.user == "asr")
+        if random_partition:
+            sessions = random_sessions(inputs.calls, options.seed)
+            held = _dealt_splits(sessions, splits, inputs)
+            log(f"--partition random (seed {options.seed}): the {len(inputs.calls)} calls given dealt out "
+                + ", ".join(f"{len(sessions[s])} {s}" for s in sessions))
+        else:
+            held = held_splits(inputs, splits)
+            sessions = split_sessions(inputs.flists, held, options.partition == "dstc2")
         if options.split == "all":
             log(f"--split all: building {', '.join(held)} (what the inputs hold)")
         for path, taken in inputs.used:
             if not taken:
                 log(f"skipping {path}: not needed for --split {options.split}")
-        sessions = split_sessions(inputs.flists, held, options.dstc2_split)
-        kb = choose_kb(options, inputs.calls, from_raw_dir=not options.raw and not is_sample)
-        log(f"result lines from the KB file {kb.source}" if kb.source != "logs" else
+        kb = choose_kb(options, inputs.calls, from_raw_dir)
+        kb_calls = _kb_calls(inputs) if kb.source == "logs" else None
+        log(f"result lines from the KB file {kb.source}" if kb_calls is None else
             f"result lines from a KB built from the logs of the {len(inputs.calls)} calls read "
-            f"({len(kb.restaurants)} restaurants)")
+            f"({len(kb.restaurants)} restaurants): " + "; ".join(
+                f"{path}: " + ", ".join(f"{n} {flist}" for flist, n in counts.items())
+                for path, counts in kb_calls.items()))
         ontology = inputs.ontology
         if ontology is None:
             ontology = Ontology.from_calls((inputs.calls[s] for s in sorted(inputs.calls)), kb)
@@ -213,15 +279,17 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
         checksum = {path: input_checksum(path) for path, taken in inputs.used if taken}
         entries = {FILE_OF_SPLIT[split]: {
             "split": split, "dialogs": sessions[split],
-            "inputs": [{"path": path, "sha256": checksum[path]}   # of every call of the split's flists
-                       for path in sorted({inputs.calls[s].source for name in needed_flists(split)
-                                           for s in inputs.flists[name]})],
+            "inputs": [{"path": path, "sha256": checksum[path]}   # of every call the split is drawn from
+                       for path in sorted({inputs.calls[s].source for s in _pool(inputs, split, random_partition)})],
             "ontology": inputs.ontology_from or "derived from the calls and the KB"} for split in held}
         kb_text = format_kb(kb)
         settings = {"tool": "dstc2conv", "version": __version__, "seed": options.seed,
-                    "split": "dstc2" if options.dstc2_split else "published", "sample": is_sample}
+                    "split": options.partition, "sample": is_sample}
+        if options.user != "transcription":
+            settings["user"] = options.user
         keep, old_inputs, remove = files_to_keep(folder, settings, kb_text, entries, options.replace)
-        files, built = _convert(inputs.calls, ontology, held, sessions, kb, options.seed, stage, log)
+        files, built = _convert(inputs.calls, ontology, held, sessions, kb, options.seed, stage, log,
+                                asr=options.user == "asr")
         kept_dialogs = [d for name in keep for d in read(os.path.join(folder.path, name))]
         files[CANDIDATES] = candidates(built + kept_dialogs)
         files[KB_FILE] = kb_text
@@ -231,7 +299,8 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
             "kb": {"source": "logs" if kb.source == "logs" else "file",
                    "path": None if kb.source == "logs" else kb.source,
                    "sha256": None if kb.source == "logs" else sha256_file(kb.source),
-                   "restaurants": len(kb.restaurants)},
+                   "restaurants": len(kb.restaurants),
+                   **({} if kb_calls is None else {"calls": kb_calls})},
             "inputs": _listed_inputs(inputs, checksum, keep, old_inputs),
             "files": {name: {**keep, **entries}[name] for name in sorted({**keep, **entries})},
             "checksums": {name: _sha256_text(every[name]) for name in sorted(every)},
@@ -241,6 +310,43 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
         written = folder.commit(files, remove)
     stage("done")
     return BuildResult(tuple(written), manifest)
+
+
+def _pool(inputs: Inputs, split: str, random_partition: bool):
+    """The calls a split is taken from: every call given for a random partition, else the
+    calls of its DSTC2 flists."""
+    if random_partition:
+        return inputs.calls
+    return [s for name in needed_flists(split) for s in inputs.flists[name]]
+
+
+def _dealt_splits(sessions: dict[str, list[str]], splits: tuple[str, ...], inputs: Inputs) -> tuple[str, ...]:
+    """The splits asked for that a random partition gives calls to (with ``--split all``,
+    a split too small to get one is left out); none is an error."""
+    held = tuple(split for split in splits if sessions[split])
+    if not held:
+        where = ", ".join(path for path, _ in inputs.used)
+        raise Dstc2ConvError(f"--partition random: the {len(inputs.calls)} calls in {where} give the "
+                             f"{splits[0]} split none" if inputs.calls else f"--partition random: no calls in {where}")
+    return held
+
+
+def _kb_calls(inputs: Inputs) -> dict[str, dict[str, int]]:
+    """How many calls of each input a KB built from the logs came from, by the DSTC2 flist
+    that names them (the first of train, dev, test; ``other``: none)."""
+    flist_of: dict[str, str] = {}
+    for name in FLIST_ORDER[:-1]:
+        for session in inputs.flists.get(name, ()):
+            flist_of.setdefault(session, name)
+    out = {}
+    for source in inputs.sources:
+        counts: dict[str, int] = {}
+        for session in source.calls:
+            flist = flist_of.get(session, "other")
+            counts[flist] = counts.get(flist, 0) + 1
+        if counts:
+            out[source.path] = {k: counts[k] for k in FLIST_ORDER if k in counts}
+    return out
 
 
 def _listed_inputs(inputs: Inputs, checksum: dict, keep: dict, old_inputs: list) -> list[dict]:
@@ -256,7 +362,7 @@ def _listed_inputs(inputs: Inputs, checksum: dict, keep: dict, old_inputs: list)
 
 
 def _convert(calls: dict[str, Call], ontology: Ontology, splits: tuple[str, ...], sessions: dict[str, list[str]],
-             kb: KB, seed: int, stage: Callable[[str], None], log: Callable[[str], None]):
+             kb: KB, seed: int, stage: Callable[[str], None], log: Callable[[str], None], asr: bool = False):
     """Convert every split's calls. Returns (file name -> text, all dialogs)."""
     lexicon = make_lexicon(ontology, kb)
     files: dict[str, str] = {}
@@ -269,7 +375,7 @@ def _convert(calls: dict[str, Call], ontology: Ontology, splits: tuple[str, ...]
             call = calls[session]
             rng = random.Random(f"{seed}:{session}")
             try:
-                dialogs.append(convert_call(call, kb, lexicon, rng))
+                dialogs.append(convert_call(call, kb, lexicon, rng, asr=asr))
             except Dstc2ConvError:
                 raise
             except Exception as exc:  # a call the converter cannot handle is reported, never dropped

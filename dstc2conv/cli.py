@@ -26,7 +26,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
         out=args.out,
         seed=args.seed,
         kb=args.kb,
-        dstc2_split=args.dstc2_split,
+        partition=args.partition,
+        user=args.user,
         jobs=args.jobs,
         replace=args.replace,
     )
@@ -106,12 +107,23 @@ def build_parser() -> argparse.ArgumentParser:
                         "folder (repeatable; default: what is in data_raw/, else the small sample shipped "
                         "with dstc2conv)")
     p.add_argument("--out", type=_folder, default="outputs", metavar="DIR", help="output folder (default: outputs)")
-    p.add_argument("--seed", type=int, default=0, help="seed for the random ratings (default: 0)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed for the random ratings and the random partition (default: 0)")
     p.add_argument("--kb", metavar="FILE",
                    help="KB file in the published format to draw results from (default: without --raw, "
-                        "data_raw/dialog-babi-task6-dstc2-kb.txt if present; else a KB built from the logs)")
-    p.add_argument("--dstc2-split", action="store_true",
-                   help="use DSTC2's own train/dev flists instead of the published 1618/500 re-split")
+                        "data_raw/dialog-babi-task6-dstc2-kb.txt if present; else a KB built from the logs of "
+                        "every call the inputs hold)")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--partition", choices=("published", "dstc2", "random"), default="published",
+                       help="which calls go into which split: published (default: DSTC2's train and dev "
+                            "calls in session order, the first 500 dev, the rest train; test: DSTC2's), "
+                            "dstc2 (DSTC2's own flists), random (every call given, dealt out at random "
+                            "by --seed in the published proportions 1618:500:1117)")
+    which.add_argument("--dstc2-split", dest="partition", action="store_const", const="dstc2",
+                       help="the same as --partition dstc2")
+    p.add_argument("--user", choices=("transcription", "asr"), default="transcription",
+                   help="the user turns: what the user said, as transcribed (default), or what the system "
+                        "heard (the live ASR's top hypothesis); api_calls come from the transcriptions either way")
     p.add_argument("--jobs", type=_positive, default=min(2, os.cpu_count() or 1), metavar="N",
                    help="processes that parse the JSON (default: 2, or 1 on a one-core machine; at most "
                         "the number of cores); the output does not depend on it")

@@ -205,12 +205,15 @@ def merge_repeats(system: list[str], users: list[str]) -> list[tuple[int, int, s
     return [tuple(run) for run in runs]
 
 
-def convert_call(call: Call, kb: KB, lexicon: Lexicon, rng: random.Random, plan=plan_calls) -> Dialog:
+def convert_call(call: Call, kb: KB, lexicon: Lexicon, rng: random.Random, plan=plan_calls,
+                 asr: bool = False) -> Dialog:
     """One DSTC2 call as a task-6 dialog. ``plan``: when calls are written and with which
-    values (``apicall.plan_calls``; other readings can be measured against it)."""
+    values (``apicall.plan_calls``; other readings can be measured against it). ``asr``:
+    the user turns are what the system heard (``Turn.heard``), not the transcriptions; the
+    api_calls still read the transcriptions."""
     turns = call.turns
     system = [clean_system(t, lexicon) for t in turns]
-    users = [clean_user(t.user, lexicon) for t in turns]
+    users = [clean_user(t.heard if asr else t.user, lexicon) for t in turns]
     runs = merge_repeats(system, users)
     calls = plan(call, [(first, last) for first, last, _ in runs], lexicon, kb)
 

@@ -2,7 +2,8 @@
 
 Only this module sees DSTC2's JSON; it hands on frozen ``Call`` objects that hold what
 the conversion needs: per turn, what the system said and its dialog acts, what the user
-said (the human transcription) and the dialog-state labels.
+said (the human transcription) and the dialog-state labels; and, only when asked, what the
+system heard (the live ASR's top hypothesis).
 """
 from __future__ import annotations
 
@@ -50,6 +51,7 @@ class Turn:
     goals: tuple[tuple[str, str], ...]   # label.json goal-labels after this user turn, sorted
     method: str
     requested: tuple[str, ...]
+    heard: str | None = None             # log.json input.live.asr-hyps[0].asr-hyp, if read (``asr``)
 
     @property
     def offered(self) -> str | None:
@@ -107,8 +109,20 @@ def _json(data: bytes, path: str):
         raise Dstc2ConvError(f"malformed JSON: {exc}", path) from None
 
 
-def parse_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str) -> Call:
-    """Build a Call from the bytes of its log.json and label.json; ``where`` names the files."""
+def _heard(log_turn, path: str, turn: int) -> str:
+    """The live ASR's top hypothesis of a log.json turn."""
+    try:
+        heard = log_turn["input"]["live"]["asr-hyps"][0]["asr-hyp"]
+    except (KeyError, TypeError, IndexError):
+        raise Dstc2ConvError(f"turn {turn}: no input.live.asr-hyps[0].asr-hyp", path) from None
+    if not isinstance(heard, str):
+        raise Dstc2ConvError(f"turn {turn}: input.live.asr-hyps[0].asr-hyp is {heard!r}, not text", path)
+    return heard
+
+
+def parse_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str, asr: bool = False) -> Call:
+    """Build a Call from the bytes of its log.json and label.json; ``where`` names the files.
+    ``asr``: also read each turn's live ASR top hypothesis (``Turn.heard``)."""
     log_path = f"{where}/data/{session}/log.json"
     label_path = f"{where}/data/{session}/label.json"
     log = _json(log_bytes, log_path)
@@ -151,6 +165,7 @@ def parse_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str) -
             goals=tuple(sorted((str(k), str(v)) for k, v in goals.items())),
             method=str(method),
             requested=tuple(str(s) for s in requested),
+            heard=_heard(lt, log_path, i) if asr else None,
         ))
     if not turns:
         raise Dstc2ConvError("the call has no turns", log_path)
@@ -190,7 +205,8 @@ def _mine(session: str, part: tuple[int, int]) -> bool:
     return parts == 1 or zlib.crc32(session.encode()) % parts == index
 
 
-def _read_tarball(path: str, wanted, part: tuple[int, int] = (0, 1), ontology_only: bool = False) -> Source:
+def _read_tarball(path: str, wanted, part: tuple[int, int] = (0, 1), ontology_only: bool = False,
+                  asr: bool = False) -> Source:
     pending: dict[str, dict[str, bytes]] = {}
     calls: dict[str, Call] = {}
     flists: dict[str, tuple[str, ...]] = {}
@@ -222,7 +238,7 @@ def _read_tarball(path: str, wanted, part: tuple[int, int] = (0, 1), ontology_on
                 parts[kind] = tf.extractfile(member).read()
                 if len(parts) == 2:
                     del pending[session]
-                    calls[session] = parse_call(session, parts["log.json"], parts["label.json"], path)
+                    calls[session] = parse_call(session, parts["log.json"], parts["label.json"], path, asr)
     except FileNotFoundError:
         raise Dstc2ConvError("no such file", path) from None
     except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
@@ -244,7 +260,7 @@ def _named_flists(by_file: dict) -> dict:
     return {split: by_file[name] for split, name in FLISTS.items() if name in by_file}
 
 
-def _read_folder(path: str, wanted, part: tuple[int, int] = (0, 1)) -> Source:
+def _read_folder(path: str, wanted, part: tuple[int, int] = (0, 1), asr: bool = False) -> Source:
     """An unpacked release: flists and the ontology from ``scripts/config/``, calls from
     ``data/<folder>/<session>/{log,label}.json`` (either part may be absent)."""
     config = os.path.join(path, "scripts", "config")
@@ -270,7 +286,7 @@ def _read_folder(path: str, wanted, part: tuple[int, int] = (0, 1)) -> Source:
             for f in (log, label):
                 if not os.path.isfile(f):
                     raise Dstc2ConvError(f"call {session} has no {os.path.basename(f)}", path)
-            calls[session] = parse_call(session, read_bytes(log), read_bytes(label), path)
+            calls[session] = parse_call(session, read_bytes(log), read_bytes(label), path, asr)
     return Source(path, _named_flists(flists), ontology, calls, ontology_path)
 
 
@@ -286,9 +302,10 @@ def _folder_sessions(data: str) -> list[str]:
     return sessions
 
 
-def _read_part(path: str, wanted, part: tuple[int, int]) -> Source:
-    reader = _read_folder if os.path.isdir(path) else _read_tarball
-    return reader(path, wanted, part)
+def _read_part(path: str, wanted, part: tuple[int, int], asr: bool = False) -> Source:
+    if os.path.isdir(path):
+        return _read_folder(path, wanted, part, asr=asr)
+    return _read_tarball(path, wanted, part, asr=asr)
 
 
 def _die_with(parent: int) -> None:
@@ -315,8 +332,9 @@ def read_ontology(path: str | os.PathLike) -> tuple[dict, str] | None:
     return None if source.ontology is None else (source.ontology, source.ontology_path)
 
 
-def read_source(path: str | os.PathLike, wanted=None, workers: int = 1) -> Source:
+def read_source(path: str | os.PathLike, wanted=None, workers: int = 1, asr: bool = False) -> Source:
     """Read a DSTC2 tarball or unpacked folder. ``wanted``: session paths to keep (None: all).
+    ``asr``: also read what the system heard in each user turn (``Turn.heard``).
 
     With ``workers`` > 1, that many processes each parse a share of the calls (every
     process still reads the whole tarball: gzip cannot be split); the result is the same.
@@ -325,12 +343,12 @@ def read_source(path: str | os.PathLike, wanted=None, workers: int = 1) -> Sourc
     if not os.path.exists(path):
         raise Dstc2ConvError("no such file or folder", path)
     if workers <= 1 or wanted is not None and len(wanted) == 0:
-        return _read_part(path, wanted, (0, 1))
+        return _read_part(path, wanted, (0, 1), asr)
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     with ProcessPoolExecutor(workers - 1, mp_context=context, initializer=_die_with,
                              initargs=(os.getpid(),)) as pool:
-        others = [pool.submit(_read_part, path, wanted, (i, workers)) for i in range(1, workers)]
-        parts = [_read_part(path, wanted, (0, workers))] + [f.result() for f in others]
+        others = [pool.submit(_read_part, path, wanted, (i, workers), asr) for i in range(1, workers)]
+        parts = [_read_part(path, wanted, (0, workers), asr)] + [f.result() for f in others]
     calls = {}
     for source in parts:
         calls.update(source.calls)

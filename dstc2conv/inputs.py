@@ -6,7 +6,10 @@ official downloads are named for what they hold (``OFFICIAL``); a tarball of ano
 name is read to find out. What is taken from each input:
 
 - **calls** and **flists**: from every input that holds, or may hold, a flist the splits
-  need; an official download that holds none of them is not read at all;
+  need (with ``every_call``, for a random partition: from every input that may hold
+  calls); an official download that holds none of them is not read at all, unless the KB
+  is built from the logs (``for_kb``): then every input that holds calls is read, and
+  the calls of those the splits do not need serve the KB only (**kb**);
 - **ontology**: from the first input read that holds ``ontology_dstc2.json``; if none
   does, from another input that may hold it, reading only up to the ontology (no call is
   parsed).
@@ -55,7 +58,7 @@ class Inputs:
     ontology: Ontology | None           # None: no input holds one
     ontology_from: str | None           # where it was read: "<tarball>:<member>" or a file
     used: tuple[tuple[str, tuple[str, ...]], ...]   # (input, what was taken from it: calls, flists,
-                                                     # ontology; nothing: not read)
+                                                     # kb, ontology; nothing: not read)
 
 
 def sample_dir() -> str:
@@ -104,20 +107,36 @@ def holds(path: str) -> Holds | None:
 
 def gather(paths: list[str], splits: tuple[str, ...], jobs: int = 1,
            log: Callable[[str], None] = lambda _msg: None,
-           progress: Callable[[str], None] = lambda _msg: None) -> Inputs:
+           progress: Callable[[str], None] = lambda _msg: None,
+           for_kb: bool = False, asr: bool = False, every_call: bool = False) -> Inputs:
     """Read the inputs the splits need (see the module's docstring). ``log``: notes for
-    the user; ``progress``: a line as each input is read."""
+    the user; ``progress``: a line as each input is read. ``for_kb``: also read every
+    other input that holds calls, for a KB built from the logs. ``asr``: read what the
+    system heard too (``dstc2.Turn.heard``). ``every_call``: read every input that may hold
+    calls, whatever its flists."""
     for path in paths:
         if not os.path.exists(path):
             raise Dstc2ConvError("no such file or folder", path)
     needed = frozenset().union(*(needed_flists(s) for s in splits))
     known = {path: holds(path) for path in paths}
+
+    def wanted(path: str) -> bool:
+        return known[path] is None or bool(known[path].flists & needed) or every_call and known[path].calls
+
     sources: list[Source] = []
     for path in paths:
-        if known[path] is None or known[path].flists & needed:
+        if wanted(path):
             progress(f"reading {path}")
-            sources.append(read_source(path, workers=jobs))
+            sources.append(read_source(path, workers=jobs, asr=asr))
     calls, flists = _merged(sources)
+    kb_only = set()
+    if for_kb and needed <= set(flists):   # (without those flists the build stops: read no more)
+        for path in paths:
+            if not wanted(path) and known[path].calls:
+                progress(f"reading {path} (its calls, for the KB)")
+                sources.append(read_source(path, workers=jobs, asr=asr))
+                kb_only.add(path)
+        calls, flists = _merged(sources)
 
     ontology_json = ontology_from = None
     for source in sources:
@@ -145,7 +164,12 @@ def gather(paths: list[str], splits: tuple[str, ...], jobs: int = 1,
     used = []
     for path in paths:
         source = next((s for s in sources if s.path == path), None)
-        taken = [] if source is None else [k for k, v in (("calls", source.calls), ("flists", source.flists)) if v]
+        if source is None:
+            taken = []
+        elif path in kb_only:
+            taken = ["kb"] if source.calls else []
+        else:
+            taken = [k for k, v in (("calls", source.calls), ("flists", source.flists)) if v]
         if ontology_from is not None and _within(ontology_from, path):
             taken.append("ontology")
         used.append((path, tuple(taken)))

@@ -70,7 +70,7 @@ def test_manifest_names_every_dialog_and_input(tmp_path):
 
 def test_dstc2_split_uses_the_flists(tmp_path):
     out = tmp_path / "o"
-    build(BuildOptions(split="train", raw=(str(SAMPLE),), out=str(out), dstc2_split=True))
+    build(BuildOptions(split="train", raw=(str(SAMPLE),), out=str(out), partition="dstc2"))
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["split"] == "dstc2"
     assert manifest["files"]["dialog-babi-task6-dstc2-trn.txt"]["dialogs"] == [
@@ -80,7 +80,7 @@ def test_dstc2_split_uses_the_flists(tmp_path):
 def test_slot_only_in_labels_is_dropped(tmp_path):
     # the user said "center"; the label says centre: the published rule drops the slot
     out = tmp_path / "o"
-    build(BuildOptions(split="train", raw=(str(SAMPLE),), out=str(out), dstc2_split=True))
+    build(BuildOptions(split="train", raw=(str(SAMPLE),), out=str(out), partition="dstc2"))
     text = (out / "dialog-babi-task6-dstc2-trn.txt").read_text()
     assert "\tapi_call indian R_location R_price\n" in text
 

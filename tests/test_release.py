@@ -32,6 +32,7 @@ TST = "dialog-babi-task6-dstc2-tst.txt"
 TRN = "dialog-babi-task6-dstc2-trn.txt"
 DEV = "dialog-babi-task6-dstc2-dev.txt"
 CANDIDATES = "dialog-babi-task6-dstc2-candidates.txt"
+KB_FILE = "dialog-babi-task6-dstc2-kb.txt"
 
 
 def _tarball(path, calls=(), config=()):
@@ -106,7 +107,8 @@ def test_test_tarball_alone_builds_the_same_bytes_as_with_the_ontology(tmp_path,
 
 
 def test_the_ontology_is_read_from_another_input_without_parsing_its_calls(tmp_path, capsys, official):
-    code, err = _build(capsys, tmp_path / "o", "test", official["test"], official["traindev"])
+    kb = ["--kb", str(GOLDEN / "sample-kb.txt")]   # with a KB built from the logs, its calls are read
+    code, err = _build(capsys, tmp_path / "o", "test", official["test"], official["traindev"], extra=kb)
     assert code == 0, err
     assert f"the ontology comes from {official['traindev']}:scripts/config/ontology_dstc2.json" in err
     assert _used(tmp_path / "o") == {"dstc2_test.tar.gz": (["calls", "flists"], 2),
@@ -115,7 +117,8 @@ def test_the_ontology_is_read_from_another_input_without_parsing_its_calls(tmp_p
 
 def test_split_train_does_not_read_the_test_tarball(tmp_path, capsys, official):
     official["test"].write_bytes(b"not a tarball at all")   # reading it would fail
-    code, err = _build(capsys, tmp_path / "o", "train", official["test"], official["traindev"])
+    kb = ["--kb", str(GOLDEN / "sample-kb.txt")]   # with a KB built from the logs, its calls are read
+    code, err = _build(capsys, tmp_path / "o", "train", official["test"], official["traindev"], extra=kb)
     assert code == 0, err
     assert f"skipping {official['test']}: not needed for --split train" in err
     assert _used(tmp_path / "o") == {"dstc2_test.tar.gz": ([], 0),
@@ -230,6 +233,33 @@ def test_kb_from_the_logs_holds_the_offered_restaurants(tmp_path, capsys):
     kb = (tmp_path / "o" / "dialog-babi-task6-dstc2-kb.txt").read_text()
     assert kb == (GOLDEN / "sample-kb.txt").read_text()
     assert "wok_this_way" not in kb   # in the ontology, never offered
+
+
+def test_kb_from_the_logs_of_every_input(tmp_path, capsys, official):
+    """The test calls offer no pasta_palace (dev) nor curry_corner (train): a test split
+    built with both tarballs has them in its KB, read from the train/dev calls."""
+    code, err = _build(capsys, tmp_path / "alone", "test", official["test"])
+    assert code == 0, err
+    alone = (tmp_path / "alone" / KB_FILE).read_text()
+    assert "pasta_palace" not in alone and "curry_corner" not in alone
+    code, err = _build(capsys, tmp_path / "both", "test", official["test"], official["traindev"])
+    assert code == 0, err
+    assert f"result lines from a KB built from the logs of the 4 calls read (5 restaurants): " \
+           f"{official['test']}: 2 test; {official['traindev']}: 1 train, 1 dev" in err
+    kb = (tmp_path / "both" / KB_FILE).read_text()
+    assert "1 pasta_palace R_cuisine italian\n" in kb and "1 curry_corner R_location centre\n" in kb
+    manifest = _manifest(tmp_path / "both")
+    assert manifest["kb"]["calls"] == {str(official["test"]): {"test": 2},
+                                       str(official["traindev"]): {"train": 1, "dev": 1}}
+    assert _used(tmp_path / "both") == {"dstc2_test.tar.gz": (["calls", "flists"], 2),
+                                        "dstc2_traindev.tar.gz": (["kb", "ontology"], 2)}
+    assert list(manifest["files"]) == [TST]
+    # the same KB as --split all: the splits built apart make one set
+    out = tmp_path / "both"
+    assert _build(capsys, out, "train", official["test"], official["traindev"])[0] == 0
+    assert _build(capsys, tmp_path / "all", "all", official["test"], official["traindev"])[0] == 0
+    for name in (TRN, TST, KB_FILE):
+        assert (out / name).read_bytes() == (tmp_path / "all" / name).read_bytes(), name
 
 
 # ---------------------------------------------------------------- defaults
