@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable, Iterator, Union
 
 from .errors import Dstc2ConvError
@@ -51,11 +52,10 @@ class Fact:
     attribute: str            # R_ and letters or underscores, e.g. R_cuisine, R_rating
     value: str
 
-    @classmethod
-    def match(cls, text: str) -> Fact | None:
+    @staticmethod
+    def match(text: str) -> Fact | None:
         """The fact ``text`` states, or None when it is not one (``api_call no result``)."""
-        found = _FACT.fullmatch(text)
-        return None if found is None else cls(*found.groups())
+        return _match_fact(text)
 
     @classmethod
     def parse(cls, text: str, path: str = "<string>", lineno: int | None = None) -> Fact:
@@ -64,6 +64,12 @@ class Fact:
         if fact is None:
             raise Dstc2ConvError(f"not a result fact (name R_attr value): {_cut(text)}", path, lineno)
         return fact
+
+
+@lru_cache(maxsize=4096)  # a file's result lines are a few thousand texts, each read many times
+def _match_fact(text: str) -> Fact | None:
+    found = _FACT.fullmatch(text)
+    return None if found is None else Fact(*found.groups())
 
 
 @dataclass(frozen=True)
