@@ -28,9 +28,10 @@ from pathlib import Path
 
 from dstc2conv import apicall
 from dstc2conv.build import split_sessions
-from dstc2conv.compare import compare_views, view
 from dstc2conv.convert import Ontology, convert_call, make_lexicon
 from dstc2conv.dstc2 import read_source
+from dstc2conv.evaluate.align import compare_views
+from dstc2conv.evaluate.views import view
 from dstc2conv.kb import KB, read_kb, underscore
 from dstc2conv.task6 import read
 

@@ -64,15 +64,12 @@ def _folder(text: str) -> str:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from .compare import compare_files, format_report
+    from .evaluate.align import compare_files
+    from .evaluate.output import format_json, format_report
 
     report = compare_files(args.ours, args.ref, kb=args.kb, manifest=args.manifest)
-    if args.json:
-        import json
-
-        print(json.dumps(report.to_dict(examples=args.examples), indent=2, sort_keys=True))
-    else:
-        print(format_report(report, examples=args.examples))
+    show = format_json if args.json else format_report
+    print(show(report, examples=args.examples))
     return 0 if report.identical else 1
 
 

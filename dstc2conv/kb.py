@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import Iterable
 
 from .errors import Dstc2ConvError
+from .task6 import RATING, Fact
 
 # The order of a restaurant's lines in a result block (R_rating comes last).
 ATTRIBUTES = ("R_post_code", "R_cuisine", "R_location", "R_phone", "R_address", "R_price")
@@ -82,13 +83,13 @@ def read_kb(path: str | os.PathLike) -> KB:
             for lineno, line in enumerate(fh, 1):
                 if not line.strip():
                     continue
-                parts = line.split()
-                if len(parts) != 4 or not parts[0].isdigit() or parts[2] not in ATTRIBUTES + ("R_rating",):
+                number, *rest = line.split()
+                fact = Fact.match(" ".join(rest)) if number.isdigit() else None
+                if fact is None or fact.attribute not in ATTRIBUTES + (RATING,):
                     raise Dstc2ConvError(
                         f"expected '1 <name> R_<attribute> <value>', found {line.strip()[:60]!r}", path, lineno)
-                _, name, attr, value = parts
-                if attr != "R_rating":
-                    facts.setdefault(name, {})[attr] = value
+                if fact.attribute != RATING:
+                    facts.setdefault(fact.name, {})[fact.attribute] = fact.value
     except UnicodeDecodeError as exc:
         raise Dstc2ConvError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path) from None
     except OSError as exc:

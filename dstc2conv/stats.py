@@ -1,10 +1,12 @@
-"""The statistics of the paper's Table 1 for task-6 files."""
+"""The statistics of the paper's Table 1 for task-6 files, and how consistently a file's
+offers follow the ratings."""
 from __future__ import annotations
 
 import os
 from dataclasses import asdict, dataclass
+from typing import Iterable
 
-from .task6 import SILENCE, Context, Exchange, read_dialogs
+from .task6 import RATING, SILENCE, Context, Dialog, Exchange, Fact, is_api_call, read_dialogs
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,41 @@ def file_stats(path: str | os.PathLike) -> FileStats:
                 outputs += 1
                 vocabulary.update(line.text.split())
     return FileStats(path, len(dialogs), users, silent, bots, outputs, len(vocabulary), len(candidates))
+
+
+def rating_consistency(dialogs: Iterable[Dialog]) -> tuple[int, int]:
+    """(offers to the highest-rated restaurant not yet offered, offers).
+
+    An offer is a bot turn naming (as a token) a restaurant of the latest api_call's
+    results that no earlier turn since that api_call named. Offers of a restaurant
+    without a rating, or when no restaurant left has one, are not counted."""
+    good = total = 0
+    for dialog in dialogs:
+        ratings: dict[str, int | None] = {}
+        offered: set[str] = set()
+        after_call = False        # the context lines read are the latest api_call's results
+        for line in dialog.lines:
+            if isinstance(line, Context):
+                fact = Fact.match(line.text) if after_call else None
+                if fact is not None:
+                    ratings.setdefault(fact.name, None)
+                    if fact.attribute == RATING:
+                        ratings[fact.name] = int(fact.value) if fact.value.isdigit() else None
+                continue
+            after_call = is_api_call(line.bot)
+            if after_call:
+                ratings, offered = {}, set()
+                continue
+            name = next((tok for tok in line.bot.split() if tok in ratings and tok not in offered), None)
+            if name is None:
+                continue
+            left = [r for n, r in ratings.items() if n not in offered and r is not None]
+            offered.add(name)
+            if ratings[name] is None or not left:
+                continue
+            total += 1
+            good += ratings[name] == max(left)
+    return good, total
 
 
 ROWS = (

@@ -4,8 +4,8 @@ A file is a sequence of dialogs separated by empty lines. Every line starts with
 number within the dialog (from 1). A line with a tab is an exchange, ``user<TAB>bot``;
 a line without one is context, and must be a KB result fact (``name R_attr value``:
 three tokens separated by single spaces, the middle one ``R_`` and letters or
-underscores) or ``api_call no result``. Anything else is an error naming the line: an
-exchange whose tab was lost must not pass as context. A line of only whitespace is an
+underscores; ``Fact``) or ``api_call no result``. Anything else is an error naming the
+line: an exchange whose tab was lost must not pass as context. A line of only whitespace is an
 error too (only an empty line separates dialogs). A UTF-8 byte-order mark at the start
 is dropped. ``parse`` then ``serialize`` gives back the input byte for byte (LF line
 endings, one empty line after each dialog, no byte-order mark).
@@ -15,14 +15,16 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable, Iterator, Union
 
 from .errors import Dstc2ConvError
 
 NO_RESULT = "api_call no result"
 SILENCE = "<SILENCE>"
+RATING = "R_rating"
 BOM = "\ufeff"
-_FACT = re.compile(r"\S+ R_[A-Za-z_]+ \S+")
+_FACT = re.compile(r"(\S+) (R_[A-Za-z_]+) (\S+)")
 NOT_A_LINE = ("neither an exchange (user<TAB>bot), a result fact (name R_attr value) "
               "nor 'api_call no result'")
 
@@ -41,6 +43,33 @@ class Context:
 
 
 Line = Union[Exchange, Context]
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A result line, ``name R_attribute value``: what the KB says of a restaurant."""
+    name: str
+    attribute: str            # R_ and letters or underscores, e.g. R_cuisine, R_rating
+    value: str
+
+    @staticmethod
+    def match(text: str) -> Fact | None:
+        """The fact ``text`` states, or None when it is not one (``api_call no result``)."""
+        return _match_fact(text)
+
+    @classmethod
+    def parse(cls, text: str, path: str = "<string>", lineno: int | None = None) -> Fact:
+        """The fact ``text`` states; raise Dstc2ConvError naming the file and line if none."""
+        fact = cls.match(text)
+        if fact is None:
+            raise Dstc2ConvError(f"not a result fact (name R_attr value): {_cut(text)}", path, lineno)
+        return fact
+
+
+@lru_cache(maxsize=4096)  # a file's result lines are a few thousand texts, each read many times
+def _match_fact(text: str) -> Fact | None:
+    found = _FACT.fullmatch(text)
+    return None if found is None else Fact(*found.groups())
 
 
 @dataclass(frozen=True)
@@ -100,7 +129,7 @@ def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog
         else:
             context = contexts.get(rest)
             if context is None:
-                if rest != NO_RESULT and not _FACT.fullmatch(rest):
+                if rest != NO_RESULT and Fact.match(rest) is None:
                     raise Dstc2ConvError(f"{NOT_A_LINE}: {_cut(rest)}", path, lineno)
                 context = contexts[rest] = Context(rest)
             current.append(context)

@@ -6,7 +6,7 @@ import pytest
 from conftest import REFERENCE, TRAINDEV, need
 
 from dstc2conv.build import BuildOptions, build
-from dstc2conv.compare import compare_files
+from dstc2conv.evaluate.align import compare_files
 
 # Measure key -> the rate a build must keep (README: "Fidelity"): the targets, and for
 # api_calls the 86% that the build now meets on both files (target 85%).

@@ -1,4 +1,4 @@
-"""``dstc2conv stats``: the paper's Table 1 for task-6 files."""
+"""``dstc2conv stats``: the paper's Table 1 for task-6 files; rating consistency."""
 from __future__ import annotations
 
 import json
@@ -6,7 +6,8 @@ import json
 from conftest import REFERENCE, need
 
 from dstc2conv.cli import run
-from dstc2conv.stats import file_stats, format_stats
+from dstc2conv.stats import file_stats, format_stats, rating_consistency
+from dstc2conv.task6 import parse
 
 TEXT = (
     "1 <SILENCE>\tHello , how may I help you ?\n"
@@ -66,3 +67,36 @@ def test_published_files():
     assert [r.dialogs for r in rows] == [1618, 500]
     assert round(rows[0].user_per_dialog, 1) == 6.5  # as in the paper's Table 1
     assert "candidate set size" in format_stats(rows)
+
+
+RATED = (
+    "1 z_bar R_rating 9\n"                       # before any api_call: not a result
+    "2 <SILENCE>\tHello , how may I help you ?\n"
+    "3 cheap\tapi_call R_cuisine R_location cheap\n"
+    "4 a_cafe R_cuisine thai\n"
+    "5 a_cafe R_rating 3\n"
+    "6 b_inn R_cuisine thai\n"
+    "7 b_inn R_rating 7\n"
+    "8 c_pub R_rating 5\n"
+    "9 <SILENCE>\tb_inn is a nice place\n"         # 7 of 3, 7, 5: highest
+    "10 no\ta_cafe is a nice place\n"             # 3 of 3, 5: not
+    "11 no\tc_pub is a nice place , or b_inn\n"   # 5 of 5: highest (b_inn offered already)
+    "12 thanks\tyou are welcome\n"
+    "13 z_bar R_rating 1\n"                      # after a turn that is no api_call: not a result
+    "\n"
+    "1 thai\tapi_call thai north cheap\n"
+    "2 d_bar R_rating 1\n"
+    "3 e_inn R_cuisine thai\n"                   # no rating
+    "4 <SILENCE>\te_inn is great\n"               # unrated: not counted
+    "5 ok\td_bar then , not e_inn\n"              # 1 of 1: highest
+    "6 and thai\tapi_call thai R_location cheap\n"
+    "7 api_call no result\n"
+    "8 <SILENCE>\td_bar again\n"                  # not in the latest results: no offer
+    "\n"
+)
+
+
+def test_rating_consistency():
+    assert rating_consistency(parse(RATED)) == (3, 4)
+    assert rating_consistency(parse(TEXT)) == (1, 1)
+    assert rating_consistency([]) == (0, 0)

@@ -11,7 +11,7 @@ from conftest import REFERENCE, ROOT, need
 from dstc2conv import task6
 from dstc2conv.cli import run
 from dstc2conv.errors import Dstc2ConvError
-from dstc2conv.task6 import Context, Exchange
+from dstc2conv.task6 import Context, Exchange, Fact
 
 GOOD = (
     "1 <SILENCE>\tHello , welcome to the Cambridge restaurant system . How may I help you ?\n"
@@ -55,7 +55,7 @@ def test_lost_tab_is_an_error_naming_the_line():
     assert str(err).startswith(f"t.txt:2: {NOT_A_LINE}: 'i want cheap food  api_call")
 
 
-@pytest.mark.parametrize("context", [
+NOT_FACTS = [
     "the_gandhi R_cuisine",                 # two tokens
     "the_gandhi R_cuisine indian food",     # four
     "the_gandhi cuisine indian",            # no R_
@@ -66,11 +66,31 @@ def test_lost_tab_is_an_error_naming_the_line():
     "api_call no result ",
     "hello",
     "",                                     # a number and a space, then nothing
-])
+]
+
+
+@pytest.mark.parametrize("context", NOT_FACTS)
 def test_context_must_be_a_result_fact_or_no_result(context):
     text = GOOD.replace("3 the_gandhi R_cuisine indian\n", f"3 {context}\n")
     err = _error(text)
     assert (err.line, err.message) == (3, f"{NOT_A_LINE}: {context!r}")
+
+
+def test_fact_parses_a_result_line():
+    assert Fact.parse("the_gandhi R_cuisine indian") == Fact("the_gandhi", "R_cuisine", "indian")
+    assert Fact.parse("the_gandhi R_post_code the_gandhi_post_code").attribute == "R_post_code"
+    assert Fact.match("the_gandhi R_rating 3") == Fact("the_gandhi", "R_rating", "3")
+    facts = [Fact.match(line.text) for d in task6.parse(GOOD) for line in d.lines if isinstance(line, Context)]
+    assert facts == [Fact("the_gandhi", "R_cuisine", "indian"), Fact("the_gandhi", "R_rating", "3"), None]
+
+
+@pytest.mark.parametrize("text", NOT_FACTS + ["api_call no result"])
+def test_fact_refuses_anything_else(text):
+    assert Fact.match(text) is None
+    with pytest.raises(Dstc2ConvError) as info:
+        Fact.parse(text, "t.txt", 3)
+    assert (info.value.path, info.value.line) == ("t.txt", 3)
+    assert str(info.value) == f"t.txt:3: not a result fact (name R_attr value): {text!r}"
 
 
 def test_the_check_holds_for_a_context_line_seen_before():

@@ -1,0 +1,80 @@
+"""One task-6 dialog seen as turns, each with the result lines that follow it, as the
+comparison aligns them."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from ..task6 import RATING, SILENCE, Dialog, Exchange, Fact, is_api_call
+
+
+def blank_rating(text: str) -> str:
+    fact = Fact.match(text)
+    if fact is not None and fact.attribute == RATING:
+        return f"{fact.name} {RATING} *"
+    return text
+
+
+def normal_block(lines: tuple[str, ...]) -> tuple[str, ...]:
+    """A result block as a sorted set of lines, ratings blanked."""
+    return tuple(sorted({blank_rating(line) for line in lines}))
+
+
+@dataclass(frozen=True)
+class Turn:
+    line: int                 # line number in the file
+    user: str
+    bot: str
+    block: tuple[str, ...]    # the context lines that follow it, as written
+
+    @property
+    def is_call(self) -> bool:
+        return is_api_call(self.bot)
+
+
+@dataclass(frozen=True)
+class View:
+    dialog: Dialog
+    lead: tuple[str, ...]     # context lines before the first exchange (normally none)
+    turns: tuple[Turn, ...]
+
+    @cached_property
+    def bots(self) -> tuple[str, ...]:
+        return tuple(t.bot for t in self.turns)
+
+    @cached_property
+    def user_turns(self) -> tuple[int, ...]:
+        """Indexes of the turns whose user utterance is compared (not the format's own
+        ``<SILENCE>`` after an api_call)."""
+        return tuple(k for k, t in enumerate(self.turns)
+                     if not (k and self.turns[k - 1].is_call and t.user == SILENCE))
+
+    @cached_property
+    def users(self) -> tuple[str, ...]:
+        return tuple(self.turns[k].user for k in self.user_turns)
+
+    @cached_property
+    def normal(self) -> tuple:
+        return (normal_block(self.lead),
+                tuple((t.user, t.bot, normal_block(t.block)) for t in self.turns))
+
+    @property
+    def start(self) -> int:
+        return self.dialog.start_line
+
+    @property
+    def end(self) -> int:
+        return self.dialog.start_line + len(self.dialog.lines)
+
+
+def view(dialog: Dialog) -> View:
+    lead: list[str] = []
+    turns: list[list] = []  # [line, user, bot, block lines]
+    for offset, line in enumerate(dialog.lines):
+        if isinstance(line, Exchange):
+            turns.append([dialog.start_line + offset, line.user, line.bot, []])
+        elif turns:
+            turns[-1][3].append(line.text)
+        else:
+            lead.append(line.text)
+    return View(dialog, tuple(lead), tuple(Turn(n, u, b, tuple(block)) for n, u, b, block in turns))
