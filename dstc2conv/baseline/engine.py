@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from operator import methodcaller
 
 from ..errors import Dstc2ConvError
-from ..task6 import NO_RESULT, Dialog, Exchange, is_api_call, read_dialogs
+from ..task6 import NO_RESULT, RATING, Dialog, Exchange, Fact, is_api_call, read_dialogs
 from .conditions import DONTCARE, FIELD_RE, SLOTS, Env, pattern_regex, predicates
 from .ruleset import Rule, RuleSet
 
@@ -72,7 +72,7 @@ class State:
 
 def _rating(attrs: dict) -> int:
     try:
-        return int(attrs.get("R_rating", "0"))
+        return int(attrs.get(RATING, "0"))
     except ValueError:
         return 0
 
@@ -284,9 +284,9 @@ def observe(state: State, turn: Turn, gold: str | None = None) -> None:
         state.offered = set()
         state.current = None
         for text in turn.context:
-            parts = text.split()
-            if len(parts) == 3 and parts[1].startswith("R_"):
-                state.results.setdefault(parts[0], {})[parts[1]] = parts[2]
+            fact = Fact.match(text)
+            if fact is not None:
+                state.results.setdefault(fact.name, {})[fact.attribute] = fact.value
     else:
         for token in gold.split():
             if token in state.results:
