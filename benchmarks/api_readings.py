@@ -99,7 +99,8 @@ def readings(live, kb, lexicon):
     def said(call, upto):
         return apicall.said_values(call, upto, lexicon)
 
-    bounded = replace(lexicon, values=re.compile(r"(?<!\w)(?:%s)(?!\w)" % lexicon.values.pattern))
+    # a memo of its own: the values found in a user turn depend on the pattern
+    bounded = replace(lexicon, values=re.compile(r"(?<!\w)(?:%s)(?!\w)" % lexicon.values.pattern), memo={})
 
     def dontcare_open(call, upto):
         labels = dict(call.turns[upto - 1].goals) if upto else {}
