@@ -1,0 +1,1 @@
+"""Scoring task-6 predictions."""
