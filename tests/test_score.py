@@ -10,7 +10,7 @@ import random
 from fractions import Fraction
 
 import pytest
-from conftest import GOLDEN, REFERENCE, need, write_rule_files
+from conftest import GOLDEN, REFERENCE, ROOT, need, write_rule_files
 
 from dstc2conv import __version__, task6
 from dstc2conv.baseline.engine import Turn, read_turns, turns_of
@@ -230,6 +230,11 @@ def test_kinds(gold, kind):
     assert kind_of(gold) == kind
     # never two kinds: the order of the registry decides nothing on these
     assert sum(k.test(gold) for k in KINDS) == (kind != "other")
+
+
+def test_the_readme_names_every_kind():
+    section = (ROOT / "README.md").read_text().split("### score")[1].split("\n## ")[0]
+    assert {name for name in NAMES if f"| `{name}`" in section or f", `{name}`" in section} == set(NAMES)
 
 
 def test_the_kind_comes_from_the_gold_not_the_prediction():
