@@ -31,14 +31,14 @@ def main() -> None:
     from dstc2conv import task6
     from dstc2conv.baseline.engine import Compiled, predict, turns_of
     from dstc2conv.baseline.ruleset import load_rules
-    from dstc2conv.baseline.score import outcomes, score
+    from dstc2conv.evaluate.responses import outcomes, score
 
     turns = turns_of(task6.read(args.data))
     ruleset = load_rules(args.rules)
     best = None
     for _ in range(args.repeat):
         start = time.perf_counter()
-        results = outcomes(predict(Compiled(ruleset), turns), turns)
+        results = outcomes([p.text for p in predict(Compiled(ruleset), turns)], turns)
         score(results, turns)
         seconds = time.perf_counter() - start
         best = seconds if best is None else min(best, seconds)

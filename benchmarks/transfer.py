@@ -58,7 +58,7 @@ def main() -> int:
 def _rows(args):
     from dstc2conv.baseline.engine import Compiled, predict, turns_of
     from dstc2conv.baseline.ruleset import load_rules
-    from dstc2conv.baseline.score import by_system, outcomes, score
+    from dstc2conv.evaluate.responses import by_system, outcomes, score
     from dstc2conv.baseline.tune import OBJECTIVES, tune
     from dstc2conv.errors import Dstc2ConvError
     from dstc2conv.sessions import read_sessions
@@ -78,11 +78,11 @@ def _rows(args):
 
     def scores(rules) -> list[float]:
         compiled = Compiled(rules)
-        parts = by_system(outcomes(predict(compiled, turns), turns), turns, systems)
+        parts = by_system(outcomes([p.text for p in predict(compiled, turns)], turns), turns, systems)
         rates = [parts[name].per_response for name in names]
         out = [*rates, min(rates), sum(rates) / len(rates)]
         if held:
-            out.append(score(outcomes(predict(compiled, held), held), held).per_response)
+            out.append(score(outcomes([p.text for p in predict(compiled, held)], held), held).per_response)
         return out
 
     def tuned(on, objective="overall"):

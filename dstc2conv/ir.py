@@ -20,9 +20,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .baseline.engine import Prediction, Turn
-from .baseline.score import Score, outcomes, score
+from .baseline.engine import Turn
 from .errors import Dstc2ConvError
+from .evaluate.responses import Score, outcomes, score
 
 INPUTS = ("last", "conversation")
 TIE = 1e-9
@@ -174,7 +174,7 @@ def choose_input(index: TfIdf, dev: list[Turn]) -> Choice:
 
 def evaluate(predictions: list[str], turns: list[Turn], sig: str = "") -> Score:
     """Per-response and per-dialog accuracy of predictions against the turns' gold."""
-    return score(outcomes([Prediction(p, None) for p in predictions], turns), turns, sig)
+    return score(outcomes(predictions, turns), turns, sig)
 
 
 # ---------------------------------------------------------------- Nearest Neighbor

@@ -8,7 +8,7 @@ import json
 import sys
 import time
 
-from . import __version__
+from .evaluate.responses import signature
 from .files import check_writable, sha256_file, write_text_atomic
 
 
@@ -43,8 +43,7 @@ def _cmd_ir(args) -> int:
                     dev={v: _parts(s) for v, s in dev.items()} if dev else None)
         parts = [f"ir:tfidf-{variant}", f"train:{sha256_file(args.train)[:12]}",
                  f"candidates:{sha256_file(args.candidates)[:12] if args.candidates else 'train'}"]
-    parts += [f"data:{sha256_file(args.data)[:12]}", "match:strip", f"version:{__version__}"]
-    now = ir.evaluate(predictions, turns, "|".join(parts))
+    now = ir.evaluate(predictions, turns, signature(sha256_file(args.data), *parts))
     seconds = time.perf_counter() - start
     text = "".join(p.replace("\n", " ") + "\n" for p in predictions)
     if args.out == "-":

@@ -9,7 +9,7 @@ from conftest import REFERENCE, ROOT, need, write_rule_files
 from dstc2conv import task6
 from dstc2conv.baseline.engine import Compiled, State, predict, turns_of
 from dstc2conv.baseline.ruleset import load_rules
-from dstc2conv.baseline.score import outcomes, score
+from dstc2conv.evaluate.responses import outcomes, score
 from dstc2conv.cli import run
 from dstc2conv.errors import Dstc2ConvError
 
@@ -124,7 +124,7 @@ def test_rules_fire_in_priority_order(files):
 
 def test_scoring_arithmetic(files):
     turns, preds = _predictions(*files())
-    results = outcomes(preds, turns)
+    results = outcomes([p.text for p in preds], turns)
     # dialog 2: "thai then" -> the rules call (food and area known), the gold asks for food
     assert results == [True] * 7 + [True, True, False, True]
     s = score(results, turns)
@@ -262,7 +262,7 @@ def test_tune_improves_and_refuses_test_files(files, capsys, tmp_path):
     assert "before  81.82%" in printed and "after   90.91%" in printed
     tuned = load_rules(out)   # valid: its ontology copied beside it
     turns = turns_of(task6.read(data))
-    assert sum(outcomes(predict(Compiled(tuned), turns), turns)) == 10
+    assert sum(outcomes([p.text for p in predict(Compiled(tuned), turns)], turns)) == 10
     test_file = tmp_path / "dialog-babi-task6-dstc2-tst.txt"
     test_file.write_text(DIALOG)
     assert run(["rules", "tune", "--rules", rules_path, "--data", str(test_file), "--out", str(out)]) == 2
@@ -281,7 +281,7 @@ def test_shipped_rules_on_the_published_dev_file():
     dev = need(REFERENCE / "dialog-babi-task6-dstc2-dev.txt")
     ruleset = load_rules(ROOT / "rules" / "dstc2.yaml")
     turns = turns_of(task6.read(dev))
-    s = score(outcomes(predict(Compiled(ruleset), turns), turns), turns)
+    s = score(outcomes([p.text for p in predict(Compiled(ruleset), turns)], turns), turns)
     assert s.per_response >= 0.60, f"{s.correct}/{s.responses}"
 
 

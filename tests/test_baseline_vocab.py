@@ -18,7 +18,7 @@ from dstc2conv.baseline.engine import (Compiled, State, candidates, choose, ever
                                        turns_of)
 from dstc2conv.baseline.problems import Problem, RuleFileError
 from dstc2conv.baseline.ruleset import load_rules, rule_order
-from dstc2conv.baseline.score import outcomes, score
+from dstc2conv.evaluate.responses import outcomes, score
 from dstc2conv.baseline.tune import tune
 from dstc2conv.cli import run
 
@@ -496,12 +496,12 @@ def test_predict_check_and_tune_choose_alike(tmp_path):
         ("also-bye", "always shadowed: matches 2 turns, each answered first by bye (2)"),
         ("slow", "never fires on this data")]
     # tune: its accuracy of an order is predict's with that order
-    accuracy = score(outcomes(predictions, turns), turns).per_response
+    accuracy = score(outcomes([p.text for p in predictions], turns), turns).per_response
     assert accuracy == 0.75
     tuned = tune(ruleset, turns, budget_seconds=10)
     assert tuned.before == accuracy and tuned.after == 1.0
     retuned = replace(ruleset, rules=tuned.rules)
-    assert score(outcomes(predict(Compiled(retuned), turns), turns), turns).per_response == tuned.after
+    assert score(outcomes([p.text for p in predict(Compiled(retuned), turns)], turns), turns).per_response == tuned.after
     assert [r.id for r in retuned.rules if r.updates_state and r.enabled] == []    # state rules as they were
 
 

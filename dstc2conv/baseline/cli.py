@@ -82,15 +82,16 @@ def _predict(ruleset, turns):
 
 def _cmd_score(args) -> int:
     from ..files import sha256_file
-    from .score import by_system, history_path, outcomes, recall, save_history, score, signature
+    from ..evaluate.responses import by_system, outcomes, score, signature
+    from .score import history_path, recall, save_history
 
     ruleset, turns, sessions = _load_systems(args)
     start = time.perf_counter()
     predictions = _predict(ruleset, turns)
     seconds = time.perf_counter() - start
-    results = outcomes(predictions, turns)
+    results = outcomes([p.text for p in predictions], turns)
     data_sha = sha256_file(args.data)
-    now = score(results, turns, signature(ruleset.sha256, data_sha))
+    now = score(results, turns, signature(data_sha, f"rules:{ruleset.sha256[:12]}"))
     systems = by_system(results, turns, sessions.systems) if sessions else None
     change = None
     if not args.no_history:

@@ -367,9 +367,5 @@ def candidates(compiled: Compiled, turns: list[Turn]) -> list[dict[str, str]]:
     return out
 
 
-def correct(prediction: str, gold: str) -> bool:
-    return prediction.strip() == gold.strip()
-
-
 __all__ = ["State", "Turn", "turns_of", "read_turns", "Compiled", "Prediction", "every_response_rule", "choose",
-           "looked_up", "predict", "candidates", "observe", "correct"]
+           "looked_up", "predict", "candidates", "observe"]

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 import regex
 
-from .engine import Compiled, Prediction, Turn, correct
+from ..evaluate.responses import correct
+from .engine import Compiled, Prediction, Turn
 
 _NAME_TOKEN = regex.compile(r"\S+_(?:phone|address|post_code)\b")
 CELL_WIDTH = 60    # text output shortens longer cells (not rule ids) to this many characters, ending "..."

@@ -1,74 +1,17 @@
-"""Score predictions: per-response and per-dialog accuracy, with a signature, and what
-changed since the previous score of the same data."""
+"""What changed since the previous score of the same data (``rules score``'s history);
+the scoring itself is ``dstc2conv.evaluate.responses``."""
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from .. import __version__
 from ..errors import Dstc2ConvError
+from ..evaluate.responses import Score
 from ..files import write_text_atomic
-from .engine import Prediction, Turn, correct
+from .engine import Prediction
 
-
-@dataclass(frozen=True)
-class Score:
-    responses: int
-    correct: int
-    dialogs: int
-    dialogs_correct: int
-    signature: str
-
-    @property
-    def per_response(self) -> float:
-        return self.correct / self.responses if self.responses else 0.0
-
-    @property
-    def per_dialog(self) -> float:
-        return self.dialogs_correct / self.dialogs if self.dialogs else 0.0
-
-    def to_dict(self) -> dict:
-        return {"per_response": self.per_response, "per_dialog": self.per_dialog,
-                "responses": self.responses, "correct": self.correct,
-                "dialogs": self.dialogs, "dialogs_correct": self.dialogs_correct,
-                "signature": self.signature}
-
-
-def signature(rules_sha: str, data_sha: str) -> str:
-    return f"rules:{rules_sha[:12]}|data:{data_sha[:12]}|match:strip|version:{__version__}"
-
-
-def outcomes(predictions: list[Prediction], turns: list[Turn]) -> list[bool]:
-    return [correct(p.text, t.gold) for p, t in zip(predictions, turns)]
-
-
-def score(results: list[bool], turns: list[Turn], sig: str = "") -> Score:
-    """Per-response: correct turns / turns. Per-dialog: dialogs whose every turn is correct."""
-    ok_dialogs: dict[int, bool] = {}
-    for ok, turn in zip(results, turns):
-        ok_dialogs[turn.dialog] = ok_dialogs.get(turn.dialog, True) and ok
-    return Score(len(results), sum(results), len(ok_dialogs), sum(ok_dialogs.values()), sig)
-
-
-def score_of(results: list[bool], turns: list[Turn], dialogs: Collection[int]) -> Score:
-    """The score of the turns of some dialogs only (``dialogs``: their positions in the file)."""
-    kept = [i for i, turn in enumerate(turns) if turn.dialog in dialogs]
-    return score([results[i] for i in kept], [turns[i] for i in kept])
-
-
-def by_system(results: list[bool], turns: list[Turn], systems: Sequence[str]) -> dict[str, Score]:
-    """The score of each dialog system (``systems``: one per dialog of the file, as
-    ``Sessions.systems``) that has turns here, in name order; the parts add up to ``score``."""
-    present = {turn.dialog for turn in turns}
-    names = sorted({systems[d] for d in present})
-    return {name: score_of(results, turns, {d for d in present if systems[d] == name}) for name in names}
-
-
-# ---------------------------------------------------------------- history
-#
 # The last score of each data file is kept in the user's cache, not beside the data
 # (which may be read-only or shared): $XDG_CACHE_HOME/dstc2conv/history/, else
 # ~/.cache/dstc2conv/history/, one JSON file per data file, named after the file and a

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..errors import Dstc2ConvError
-from .engine import Compiled, Turn, candidates, choose, correct, every_response_rule, looked_up
+from ..evaluate.responses import Score, by_system, correct
+from .engine import Compiled, Turn, candidates, choose, every_response_rule, looked_up
 from .ruleset import Rule, RuleSet, rule_order
-from .score import Score, by_system
 
 OBJECTIVES = ("overall", "mean-system", "worst-system")
 

@@ -1,1 +1,1 @@
-"""Evaluation: how closely task-6 files and predictions match the published ones."""
+"""Evaluation: how closely task-6 files, and predictions, match the published ones."""
