@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 
 from .errors import Dstc2ConvError
 
@@ -51,12 +52,26 @@ def write_text_atomic(path: str, text: str) -> None:
         raise Dstc2ConvError(f"cannot write: {exc.strerror}", path) from None
 
 
-def check_writable(path: str) -> None:
+def check_writable(path: str, inputs: tuple = ()) -> None:
     """Raise Dstc2ConvError now, before any work, if ``path`` cannot be written: a folder,
-    or a file whose folder does not exist."""
+    a file whose folder does not exist, or one of ``inputs`` (it would be overwritten)."""
     target = os.path.realpath(path)
+    for given in inputs:
+        if given and os.path.realpath(given) == target:
+            raise Dstc2ConvError(f"cannot write: it is the input {given}, which would be overwritten", path)
     if os.path.isdir(target):
         raise Dstc2ConvError("cannot write: it is a folder", path)
     folder = os.path.dirname(target) or "."
     if not os.path.isdir(folder):
         raise Dstc2ConvError(f"cannot write: no folder {os.path.dirname(path) or '.'}", path)
+
+
+STDOUT_PIECE = 1 << 16
+
+
+def write_stdout(text: str) -> None:
+    """Write ``text`` to stdout and flush, in pieces: a reader that went away (``| head``)
+    then raises BrokenPipeError, which one large write can lose."""
+    for start in range(0, len(text), STDOUT_PIECE):
+        sys.stdout.write(text[start:start + STDOUT_PIECE])
+    sys.stdout.flush()

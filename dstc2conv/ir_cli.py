@@ -9,7 +9,7 @@ import sys
 import time
 
 from .evaluate.responses import signature
-from .files import check_writable, sha256_file, write_text_atomic
+from .files import check_writable, sha256_file, write_stdout, write_text_atomic
 
 
 def _cmd_ir(args) -> int:
@@ -17,7 +17,7 @@ def _cmd_ir(args) -> int:
     from .baseline.engine import read_turns
 
     if args.out != "-":
-        check_writable(args.out)
+        check_writable(args.out, (args.train, args.data, getattr(args, "candidates", None), getattr(args, "dev", None)))
     start = time.perf_counter()
     train = read_turns(args.train)
     turns = read_turns(args.data)
@@ -47,8 +47,7 @@ def _cmd_ir(args) -> int:
     seconds = time.perf_counter() - start
     text = "".join(p.replace("\n", " ") + "\n" for p in predictions)
     if args.out == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        write_stdout(text)
         out = sys.stderr
     else:
         write_text_atomic(args.out, text)

@@ -184,6 +184,40 @@ def test_a_closed_pipe_stops_quietly(tmp_path, argv):
     assert err == b""
 
 
+@pytest.mark.parametrize("argv", [
+    ["rules", "predict", "--rules", "{rules}", "--data", "{data}", "--out", "-"],
+    ["ir", "nn", "--train", "{data}", "--data", "{data}", "--out", "-"],
+])
+def test_a_pipe_closed_after_a_line_of_a_long_output(tmp_path, argv):
+    """Predictions far longer than a pipe holds: the reader takes one line and goes away
+    (`| head -1`); the command stops with 141, not 0 with the rest silently lost."""
+    data = tmp_path / "d.txt"
+    data.write_text(GOOD * 2000)
+    argv = [a.format(data=data, rules=ROOT / "rules" / "dstc2.yaml") for a in argv]
+    proc = subprocess.Popen([sys.executable, "-m", "dstc2conv", *argv], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read()
+    proc.stderr.close()
+    assert proc.wait(timeout=60) == 141
+    assert b"Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["rules", "predict", "--data", "{data}", "--out", "{data}"],
+    ["ir", "nn", "--train", "{data}", "--data", "{other}", "--out", "{data}"],
+])
+def test_predictions_never_overwrite_an_input(tmp_path, capsys, argv):
+    data, other = tmp_path / "d.txt", tmp_path / "o.txt"
+    data.write_text(GOOD)
+    other.write_text(GOOD)
+    assert run([a.format(data=data, other=other) for a in argv]) == 2
+    assert capsys.readouterr().err == (f"dstc2conv: error: {data}: cannot write: it is the input {data}, "
+                                       "which would be overwritten\n")
+    assert data.read_text() == GOOD
+
+
 def test_a_byte_order_mark_inside_a_line_is_named():
     err = _error(GOOD.replace("i want cheap", "i want \ufeffcheap"))
     assert (err.line, err.message) == (2, "a byte-order mark that is not at the start of the file")

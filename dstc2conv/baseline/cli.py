@@ -9,7 +9,7 @@ import sys
 import time
 
 from ..errors import Dstc2ConvError
-from ..files import check_writable, write_text_atomic
+from ..files import check_writable, write_stdout, write_text_atomic
 
 DEFAULT_RULES = os.path.join("rules", "dstc2.yaml")
 
@@ -155,12 +155,12 @@ def _where(turn) -> str:
 
 def _cmd_predict(args) -> int:
     if args.out != "-":
-        check_writable(args.out)
+        check_writable(args.out, (args.data, args.rules))
     ruleset, turns = _load(args)
     predictions = _predict(ruleset, turns)
     text = "".join(p.text.replace("\n", " ") + "\n" for p in predictions)
     if args.out == "-":
-        sys.stdout.write(text)
+        write_stdout(text)
         return 0
     write_text_atomic(args.out, text)
     _say(args, f"{len(predictions)} predictions written to {args.out}")

@@ -557,4 +557,12 @@ def migrations_table() -> str:
 
 
 if __name__ == "__main__":
-    print(conditions_table() + "\n\n" + migrations_table())
+    import sys
+
+    from ..files import write_stdout
+
+    try:
+        write_stdout(conditions_table() + "\n\n" + migrations_table() + "\n")
+    except BrokenPipeError:        # `| head`: stop quietly, as the dstc2conv command does
+        sys.stdout = None
+        sys.exit(141)
