@@ -167,13 +167,25 @@ def _sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+_SETTING = {"sample": "from the sample calls", "split": "partition", "user": "user turns"}
+
+
+def _show_setting(key: str, value) -> str:
+    if key == "user":
+        return value or "transcription"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
 def files_to_keep(folder: OutputFolder, settings: dict, kb_text: str, entries: dict,
-                  replace: bool) -> tuple[dict, list, tuple[str, ...]]:
+                  replace: bool, log: Callable[[str], None] = lambda _msg: None) -> tuple[dict, list, tuple[str, ...]]:
     """The task-6 files of other splits already in the output folder, given the manifest
     ``entries`` of the files this build writes. Those of a build with the same settings
     and KB (and, for train and dev, which are one pool of calls, the same inputs) are kept
-    in the set: returns their manifest entries and the old manifest's inputs. Others are
-    removed with ``replace``, else the build stops saying why."""
+    in the set: returns their manifest entries, the old manifest's inputs, and the files
+    to remove. Others are removed with ``replace``, and those built from the sample calls
+    by a build from the corpus (saying so); else the build stops saying why."""
     others = [name for name in FILE_OF_SPLIT.values() if name not in entries]
     present = [name for name in others if os.path.isfile(os.path.join(folder.path, name))]
     if not present:
@@ -189,6 +201,9 @@ def files_to_keep(folder: OutputFolder, settings: dict, kb_text: str, entries: d
     pooled = tuple(FILE_OF_SPLIT) if settings["split"] == "random" else ("train", "dev")
     pool = [e["inputs"] for e in entries.values() if e["split"] in pooled]
     keep, stale = {}, []
+    if manifest.get("sample") is True and not settings.get("sample"):
+        log(f"removing the sample's {', '.join(present)} from {folder.path}: this build is of the corpus")
+        return {}, [], tuple(present)
     for name in present:
         entry = old_entries.get(name)
         text = folder.existing(name)
@@ -198,8 +213,9 @@ def files_to_keep(folder: OutputFolder, settings: dict, kb_text: str, entries: d
             stale.append((name, "it is not the file its manifest.json lists"))
         elif any(manifest.get(k) != settings.get(k) for k in SET_SETTINGS):
             differ = [k for k in SET_SETTINGS if manifest.get(k) != settings.get(k)]
-            stale.append((name, "it was built with another " + ", ".join(
-                f"{k} ({manifest.get(k)!r}, not {settings.get(k)!r})" for k in differ)))
+            stale.append((name, "it was built with other settings (" + ", ".join(
+                f"{_SETTING.get(k, k)} {_show_setting(k, manifest.get(k))}, this build {_show_setting(k, settings.get(k))}"
+                for k in differ) + ")"))
         elif folder.existing(KB_FILE) != kb_text:
             stale.append((name, "it was built with another KB"))
         elif entry.get("split") in pooled and pool and entry.get("inputs") != pool[0]:
@@ -210,8 +226,8 @@ def files_to_keep(folder: OutputFolder, settings: dict, kb_text: str, entries: d
     if stale and not replace:
         name, why = stale[0]
         raise Dstc2ConvError(
-            f"it holds {name} and {why}; a folder holds one consistent set: build --split all, "
-            "choose another --out, or pass --replace to remove such files", folder.path)
+            f"it holds {name} and {why}; a folder holds one consistent set: build that split too "
+            "from the same inputs, choose another --out, or pass --replace to remove such files", folder.path)
     old_inputs = manifest.get("inputs") if keep and isinstance(manifest.get("inputs"), list) else []
     return keep, old_inputs, tuple(name for name, _ in stale)
 
@@ -287,7 +303,7 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
                     "split": options.partition, "sample": is_sample}
         if options.user != "transcription":
             settings["user"] = options.user
-        keep, old_inputs, remove = files_to_keep(folder, settings, kb_text, entries, options.replace)
+        keep, old_inputs, remove = files_to_keep(folder, settings, kb_text, entries, options.replace, log)
         files, built = _convert(inputs.calls, ontology, held, sessions, kb, options.seed, stage, log,
                                 asr=options.user == "asr")
         kept_dialogs = [d for name in keep for d in read(os.path.join(folder.path, name))]

@@ -311,7 +311,7 @@ def test_a_set_of_other_settings_is_not_mixed_in(tmp_path, capsys, official):
     code, err = _build(capsys, out, "dev", official["traindev"])   # the KB from the logs differs
     assert code == 2
     assert f"dstc2conv: error: {out}: it holds {TST} and it was built with another KB; a folder holds one " \
-           "consistent set: build --split all, choose another --out, or pass --replace" in err
+           "consistent set: build that split too from the same inputs, choose another --out, or pass --replace" in err
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     code, err = _build(capsys, out, "dev", official["traindev"], extra=["--seed", "1", "--replace"])
     assert code == 0, err
@@ -363,6 +363,23 @@ def test_the_kb_in_data_raw_is_not_used_for_the_sample(tmp_path, capsys, monkeyp
     assert code == 0 and "building the small hand-written sample" in err
     assert "result lines from a KB built from the logs of the 4 calls read (5 restaurants)" in err
     assert (tmp_path / "o" / TST).read_text() == (GOLDEN / "sample-tst.txt").read_text()
+
+
+def test_the_sample_set_gives_way_to_the_corpus(tmp_path, capsys, monkeypatch, official):
+    """The quick start builds the sample into outputs/; the corpus built there next
+    replaces it (saying so), while the sample never replaces a corpus set."""
+    monkeypatch.chdir(tmp_path)
+    code, err = _build(capsys, tmp_path / "outputs", "test")
+    assert code == 0 and "building the small hand-written sample" in err
+    code, err = _build(capsys, tmp_path / "outputs", "train", official["traindev"])
+    assert code == 0
+    assert f"removing the sample's {TST} from {tmp_path / 'outputs'}: this build is of the corpus" in err
+    assert sorted(p.name for p in (tmp_path / "outputs").iterdir()) == [CANDIDATES, KB_FILE, TRN, "manifest.json"]
+    before = (tmp_path / "outputs" / TRN).read_bytes()
+    code, err = _build(capsys, tmp_path / "outputs", "test")
+    assert code == 2 and (f"it holds {TRN} and it was built with other settings (from the sample calls no, "
+                          "this build yes)") in err
+    assert (tmp_path / "outputs" / TRN).read_bytes() == before
 
 
 def test_a_failed_write_leaves_the_old_set(tmp_path, capsys, monkeypatch):
