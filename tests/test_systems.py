@@ -213,12 +213,125 @@ def test_tune_changes_one_priority_for_one_move(tmp_path, capsys):
     out = tmp_path / "moved.yaml"
     code, printed, _ = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(out))
     assert code == 0 and "after   100.00% per response" in printed
-    assert "changed 1 rules:\n  ask: priority 50 -> 35 (rank 2 -> 3)\n" in printed   # between bye's and other's
+    assert "changed 1 rule:\n  ask: priority 50 -> 35 (rank 2 -> 3)\n" in printed   # between bye's and other's
     before, after = MOVE_RULES.splitlines(), out.read_text().splitlines()
     assert [(a, b) for a, b in zip(before, after) if a != b] == [("    priority: 50", "    priority: 35")]
     assert len(before) == len(after)
     assert [r.id for r in sorted(load_rules(out).rules, key=rule_order)] == ["greet", "bye", "ask", "other"]
     assert _answering(str(out), data) == {"greet", "ask", "bye"}
+
+
+NOTED_RULES = MOVE_RULES.replace("""  - id: ask
+    priority: 50
+""", """  - id: ask
+    note: |
+      enabled: not a key, a line of the note
+      priority: 10 would be too low
+    priority: 50
+""")
+
+
+def test_a_note_that_reads_like_a_key_is_left_alone(tmp_path, capsys):
+    rules, data = write_rule_files(tmp_path, NOTED_RULES, CHOICE_ONTOLOGY, MOVE_DATA)
+    out = tmp_path / "moved.yaml"
+    code, printed, _ = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(out))
+    assert code == 0 and "ask: priority 50 -> 35" in printed
+    before, after = NOTED_RULES.splitlines(), out.read_text().splitlines()
+    assert [(a, b) for a, b in zip(before, after) if a != b] == [("    priority: 50", "    priority: 35")]
+    assert len(before) == len(after)
+
+
+# ask (the rule the tune moves) written in flow style
+FLOW_RULES = MOVE_RULES.replace("""  - id: ask
+    priority: 50
+    when: {turn_at_least: 1}
+    say: ask
+""", """  - {id: ask, priority: 50, when: {turn_at_least: 1}, say: ask}
+""")
+
+
+def test_a_rule_in_flow_style_is_refused_when_it_changes(tmp_path, capsys):
+    rules, data = write_rule_files(tmp_path, FLOW_RULES, CHOICE_ONTOLOGY, MOVE_DATA)
+    out = tmp_path / "moved.yaml"
+    code, printed, err = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(out))
+    assert (code, printed) == (2, "") and not out.exists()
+    assert err == (f"dstc2conv: error: {rules}:8: cannot rewrite rule 'ask' in place: it is written in flow "
+                   "style ({id: ..., ...}); write it one key a line to tune it\n")
+    # a rule in flow style that keeps its priority is no trouble
+    greet_in_flow = MOVE_RULES.replace("""  - id: greet
+    priority: 100
+    when: {first_turn: true}
+    say: hello
+""", """  - {id: greet, priority: 100, when: {first_turn: true}, say: hello}
+""")
+    (tmp_path / "rules.yaml").write_text(greet_in_flow)
+    code, printed, _ = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(out))
+    assert code == 0 and "ask: priority 50 -> 35" in printed
+    assert out.read_text() == greet_in_flow.replace("priority: 50", "priority: 35")
+
+
+def test_what_would_not_read_back_as_tuned_is_not_written(tmp_path, capsys):
+    # bye's priority (which the tune changes) is an anchor other's repeats: rewriting it would break other's
+    anchored = MOVE_RULES.replace("priority: 40", "priority: &p 40").replace("priority: 30", "priority: *p")
+    rules, data = write_rule_files(tmp_path, anchored, CHOICE_ONTOLOGY, MOVE_DATA)
+    out = tmp_path / "moved.yaml"
+    code, printed, err = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(out))
+    assert (code, printed) == (2, "") and not out.exists() and len(err.splitlines()) == 1
+    assert err.startswith(f"dstc2conv: error: {rules}: the tuned rule file would not load (")
+    assert err.endswith("): nothing written\n")
+
+
+# wrong answers every later turn, wrongly: tune disables it; bye never answers below ask:
+# tune puts it first; neither has the key it needs
+MISSING_RULES = """\
+ontology: ontology.yaml
+patterns: {hello: Welcome ., ask: "Which food?", bye: you are welcome, other: sorry}
+rules:
+  - id: greet
+    priority: 100
+    when: {first_turn: true}
+    say: hello
+  - id: wrong   # a comment
+    priority: 90
+    when: {turn_at_least: 1}
+    say: other
+  - id: ask
+    priority: 50
+    when: {turn_at_least: 1}
+    say: ask
+  - id: other
+    priority: 30
+    say: other
+  -   id: bye
+      when: {user_words: bye}
+      say: bye
+"""
+
+
+def test_a_missing_key_goes_after_the_id(tmp_path, capsys):
+    rules, data = write_rule_files(tmp_path, MISSING_RULES, CHOICE_ONTOLOGY, MOVE_DATA)
+    out = tmp_path / "tuned.yaml"
+    code, printed, _ = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(out))
+    assert code == 0 and "after   100.00% per response" in printed
+    assert "changed 2 rules:\n  bye: priority 0 -> 110 (rank 5 -> 1)\n  wrong: disabled\n" in printed
+    assert out.read_text() == MISSING_RULES.replace(
+        "  - id: wrong   # a comment\n", "  - id: wrong   # a comment\n    enabled: false\n").replace(
+        "  -   id: bye\n", "  -   id: bye\n      priority: 110\n")
+
+
+@pytest.mark.parametrize("which, edit, at, says", [
+    ("move", ("    priority: 50\n", "    priority:\n      50\n"), "8: cannot rewrite rule 'ask'",
+     "its 'priority' is not a plain value on the line of its key"),
+    ("missing", ("  -   id: bye\n", "  -   id: >-\n        bye\n"), "19: cannot rewrite rule 'bye'",
+     "its 'id' is not a plain value on the line of its key"),     # where priority would go after
+])
+def test_a_value_off_its_keys_line_is_refused(tmp_path, capsys, which, edit, at, says):
+    written = {"move": MOVE_RULES, "missing": MISSING_RULES}[which].replace(*edit)
+    rules, data = write_rule_files(tmp_path, written, CHOICE_ONTOLOGY, MOVE_DATA)
+    out = tmp_path / "moved.yaml"
+    code, printed, err = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(out))
+    assert (code, printed) == (2, "") and not out.exists()
+    assert err.startswith(f"dstc2conv: error: {rules}:{at} in place: {says}")
 
 
 def _rule(rule_id, priority, index):

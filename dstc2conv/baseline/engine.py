@@ -108,12 +108,19 @@ def turns_of(dialogs: list[Dialog]) -> list[Turn]:
     return out
 
 
-def read_turns(path: str | os.PathLike) -> list[Turn]:
-    """The bot turns of a task-6 file; a file with no dialogs, or no bot turns, is an error."""
-    turns = turns_of(read_dialogs(path))
+def read_file(path: str | os.PathLike) -> tuple[list[Dialog], list[Turn]]:
+    """The dialogs of a task-6 file and their bot turns; a file with no dialogs, or no
+    bot turns, is an error."""
+    dialogs = read_dialogs(path)
+    turns = turns_of(dialogs)
     if not turns:
         raise Dstc2ConvError("no bot turns", os.fspath(path))
-    return turns
+    return dialogs, turns
+
+
+def read_turns(path: str | os.PathLike) -> list[Turn]:
+    """The bot turns of a task-6 file (see ``read_file``)."""
+    return read_file(path)[1]
 
 
 # ---------------------------------------------------------------- rules
@@ -371,5 +378,5 @@ def correct(prediction: str, gold: str) -> bool:
     return prediction.strip() == gold.strip()
 
 
-__all__ = ["State", "Turn", "turns_of", "read_turns", "Compiled", "Prediction", "every_response_rule", "choose",
+__all__ = ["State", "Turn", "turns_of", "read_file", "read_turns", "Compiled", "Prediction", "every_response_rule", "choose",
            "looked_up", "predict", "candidates", "observe", "correct"]

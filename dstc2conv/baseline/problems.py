@@ -19,6 +19,11 @@ def show(value: Any) -> str:
     return reprlib.repr(value)
 
 
+def count(n: int, noun: str) -> str:
+    """``1 rule``, ``2 rules``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 @dataclass(frozen=True)
 class Problem:
     """One problem: printed as ``file:line: message (rule-id)``, unknown parts left out."""
