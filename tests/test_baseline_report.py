@@ -171,7 +171,7 @@ def test_by_system_with_a_manifest_of_other_dialogs(files, capsys, tmp_path):
     one = {"files": {"data.txt": {"split": "dev", "dialogs": ["Mar13_S0A0/voip-x"]}}}
     rules, data = files(manifest=one)
     assert error(capsys, rules, data, "--by-system") == (
-        f"dstc2conv: error: {tmp_path / 'manifest.json'}: the manifest lists 1 dialogs for data.txt, "
+        f"dstc2conv: error: {tmp_path / 'manifest.json'}: the manifest lists 1 dialog for data.txt, "
         "the data file has 2: not the same dialogs")
 
 

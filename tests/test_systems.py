@@ -70,13 +70,39 @@ def test_a_manifest_that_does_not_fit_is_one_line(tmp_path, capsys):
     code, out, err = _run(capsys, "rules", "score", "--rules", rules, "--data", data, "--no-history",
                           "--manifest", wrong)
     assert (code, out) == (2, "")
-    assert err == (f"dstc2conv: error: {wrong}: the manifest lists 1 dialogs for data.txt, "
+    assert err == (f"dstc2conv: error: {wrong}: the manifest lists 1 dialog for data.txt, "
                    "the data file has 2: not the same dialogs\n")
     (tmp_path / "d" / "manifest.json").write_text("{not json")          # beside the data: read, and wrong
     code, out, err = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out",
                           str(tmp_path / "t.yaml"))
     assert (code, out) == (2, "") and len(err.splitlines()) == 1
     assert err.startswith(f"dstc2conv: error: {tmp_path / 'd' / 'manifest.json'}: the manifest is not valid JSON")
+
+
+@pytest.mark.parametrize("command", [["score", "--no-history"], ["tune", "--out", "t.yaml"]])
+def test_manifest_none_does_without_a_broken_manifest_beside_the_data(tmp_path, capsys, monkeypatch, command):
+    monkeypatch.chdir(tmp_path)
+    rules, data = write_rule_files(tmp_path, RULES, ONTOLOGY, DIALOG, "d")
+    beside = tmp_path / "d" / "manifest.json"
+    beside.write_text("{not json")
+    argv = ["rules", *command, "--rules", rules, "--data", data]
+    code, out, err = _run(capsys, *argv)
+    assert (code, out) == (2, "") and err.startswith(f"dstc2conv: error: {beside}: the manifest is not valid JSON")
+    assert err.endswith(" (--manifest none ignores it)\n")
+    code, out, err = _run(capsys, *argv, "--manifest", "none")
+    assert code == 0 and "system" not in out and "S0" not in out
+
+
+@pytest.mark.parametrize("dialogs", [[1, 2], "Mar13_S0A0/voip-x", None])
+def test_a_malformed_entry_for_the_file_is_named(tmp_path, capsys, dialogs):
+    rules, data = write_rule_files(tmp_path, RULES, ONTOLOGY, DIALOG, "d")
+    broken = tmp_path / "m.json"
+    broken.write_text(json.dumps({"files": {"data.txt": {"split": "dev", "dialogs": dialogs}}}))
+    code, out, err = _run(capsys, "rules", "score", "--rules", rules, "--data", data, "--no-history",
+                          "--manifest", str(broken))
+    assert (code, out) == (2, "")
+    assert err == (f"dstc2conv: error: {broken}: the manifest's entry for data.txt is malformed: its 'dialogs' "
+                   "must be a list of session names (strings)\n")
 
 
 # ---------------------------------------------------------------- tune's objectives
@@ -381,6 +407,45 @@ def test_the_ontology_line_is_kept_and_the_ontology_copied(tmp_path, capsys):
     assert err == (f"dstc2conv: error: {other / 'tuned.yaml'}: the tuned file would name the ontology "
                    f"{other / 'ontology.yaml'}, which is not the rule file's {tmp_path / 'ontology.yaml'}: "
                    "write it to another folder\n")
+
+
+def test_an_ontology_outside_the_tuned_files_folder_is_not_copied(tmp_path, capsys):
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "ontology.yaml").write_text(CHOICE_ONTOLOGY)
+    (tmp_path / "r").mkdir()
+    rules, data = write_rule_files(tmp_path / "r", MOVE_RULES.replace("ontology.yaml", "../shared/ontology.yaml"),
+                                   CHOICE_ONTOLOGY, MOVE_DATA)
+    out = tmp_path / "a" / "b" / "tuned.yaml"
+    out.parent.mkdir(parents=True)
+    code, printed, err = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(out))
+    assert (code, printed) == (2, "") and not out.exists() and not (tmp_path / "a" / "shared").exists()
+    assert err == (f"dstc2conv: error: {out}: the tuned file would name the ontology '../shared/ontology.yaml' "
+                   f"({out.parent / '../shared/ontology.yaml'}), which is not there; it is outside the tuned "
+                   f"file's folder, so not copied: copy {tmp_path / 'r' / '../shared/ontology.yaml'} there yourself\n")
+    # where it is there already, nothing needs copying
+    beside = tmp_path / "a" / "tuned.yaml"
+    assert _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(beside))[0] == 0
+    load_rules(beside)
+
+
+def test_a_tuned_file_not_written_leaves_no_ontology_behind(tmp_path, capsys):
+    anchored = MOVE_RULES.replace("priority: 40", "priority: &p 40").replace("priority: 30", "priority: *p")
+    rules, data = write_rule_files(tmp_path, anchored, CHOICE_ONTOLOGY, MOVE_DATA)
+    out = tmp_path / "elsewhere" / "tuned.yaml"
+    out.parent.mkdir()
+    code, _, err = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(out))
+    assert code == 2 and "would not load" in err and list(out.parent.iterdir()) == []
+
+
+def test_a_tuned_file_moved_from_its_ontology_names_both(tmp_path, capsys):
+    rules, data = write_rule_files(tmp_path, MOVE_RULES, CHOICE_ONTOLOGY, MOVE_DATA)
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    (moved / "t.yaml").write_text(MOVE_RULES)
+    code, out, err = _run(capsys, "rules", "check", "--rules", str(moved / "t.yaml"))
+    assert (code, out) == (2, "")
+    assert err == (f"dstc2conv: error: {moved / 't.yaml'}:1: ontology 'ontology.yaml' ({moved / 'ontology.yaml'}): "
+                   "cannot read: No such file or directory\n")
 
 
 @pytest.mark.parametrize("split, sessions, says", [

@@ -38,18 +38,26 @@ def _load(args):
 NO_MANIFEST = "none"    # --manifest none: no manifest, not even the one beside the data
 
 
-def _load_systems(args):
+def _load_systems(args, needed: bool = False):
     """``_load``, and the dialog system of each dialog (``Sessions``) from the build's
     manifest (--manifest, else manifest.json beside the data if it lists the file), or
     None without one (or with --manifest none); a manifest that does not fit the file is
-    an error."""
+    an error (saying, unless the systems are ``needed``, how to do without it)."""
     from ..sessions import read_sessions
     from .engine import read_file
     from .ruleset import load_rules
 
     ruleset = load_rules(args.rules)
     dialogs, turns = read_file(args.data)
-    sessions = None if args.manifest == NO_MANIFEST else read_sessions(args.data, len(dialogs), args.manifest)
+    if args.manifest == NO_MANIFEST:
+        return ruleset, turns, None
+    try:
+        sessions = read_sessions(args.data, len(dialogs), args.manifest)
+    except Dstc2ConvError as exc:
+        if args.manifest is not None or needed:
+            raise
+        # the manifest beside the data, not asked for: say how to do without it
+        raise Dstc2ConvError(f"{exc.message} (--manifest {NO_MANIFEST} ignores it)", exc.path, exc.line) from None
     return ruleset, turns, sessions
 
 
@@ -186,7 +194,7 @@ def _cmd_report(args) -> int:
         _csv_folder(args.out)
     systems = None
     if args.by_system:
-        ruleset, turns, sessions = _load_systems(args)
+        ruleset, turns, sessions = _load_systems(args, needed=True)
         if sessions is None:
             raise Dstc2ConvError("--by-system needs the build's manifest.json beside the data file "
                                  "(listing it), or --manifest FILE", args.data)
