@@ -116,6 +116,43 @@ def test_any_and_all_values():
     assert not _holds("marked", {"all": ["a", "b"]}, {"flags": {"a"}})
 
 
+# every condition over several things: (items, a state where some but not all hold, one
+# where all do, one where none does)
+ANY_ALL = {
+    "user_words": (["post", "code"], {"user": "the post please"}, {"user": "the post code please"},
+                   {"user": "the phone please"}),
+    "user_mentions": (["food", "area"], {"mentioned": {"food"}}, {"mentioned": {"food", "area"}},
+                      {"mentioned": {"price"}}),
+    "prev_bot": (["ask_food", "ask_area"], {"prev_matches": frozenset([_key("ask_area")])},
+                 {"prev_matches": frozenset([_key("ask_food"), _key("ask_area")])},
+                 {"prev_matches": frozenset([_key("offer")])}),
+    "bot_said_before": (["ask_food", "ask_area"], {"said": {_key("ask_food")}},
+                        {"said": {_key("ask_food"), _key("ask_area")}}, {"said": {_key("offer")}}),
+    "filled": (["food", "area"], {"food": "thai", "area": "dontcare"}, {"food": "thai", "area": "north"},
+               {"food": "dontcare"}),
+    "unfilled": (["food", "area"], {"food": "dontcare", "area": "north"}, {"food": "dontcare"},
+                 {"food": "thai", "area": "north"}),
+    "known": (["food", "area"], {"food": "dontcare"}, {"food": "dontcare", "area": "north"}, {"price": "cheap"}),
+    "missing": (["food", "area"], {"area": "north"}, {"price": "cheap"}, {"food": "thai", "area": "north"}),
+    "dontcare": (["food", "area"], {"food": "dontcare", "area": "north"}, {"food": "dontcare", "area": "dontcare"},
+                 {"food": "thai"}),
+    "marked": (["a", "b"], {"flags": {"a"}}, {"flags": {"a", "b", "c"}}, {"flags": {"c"}}),
+}
+
+
+def test_every_condition_over_several_things_is_tried_both_ways():
+    assert set(ANY_ALL) == {name for name, c in CONDITIONS.items() if c.kind.item}
+
+
+@pytest.mark.parametrize("name", sorted(ANY_ALL))
+def test_any_and_all_differ(name):
+    items, some, every_one, none = ANY_ALL[name]
+    assert [_holds(name, {"any": items}, state) for state in (some, every_one, none)] == [True, True, False]
+    assert [_holds(name, {"all": items}, state) for state in (some, every_one, none)] == [False, True, False]
+    # one item is that item
+    assert _holds(name, items[0], every_one) and not _holds(name, items[0], none)
+
+
 # ---------------------------------------------------------------- not / any / all
 
 COMBINED = """\

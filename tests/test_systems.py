@@ -200,6 +200,21 @@ def test_a_search_cut_short_says_so(choice, capsys, tmp_path):
     assert code == 0 and "not converged" not in out
 
 
+def test_a_deadline_inside_a_round_is_not_convergence(tmp_path, monkeypatch):
+    """The clock moves a second at each look: the 2.5 s budget ends after the first rule
+    of round 1 (greet, which cannot do better), before the rule that can is tried."""
+    import dstc2conv.baseline.tune as tune_module
+
+    rules, data = write_rule_files(tmp_path, MOVE_RULES, CHOICE_ONTOLOGY, MOVE_DATA)
+    ruleset, turns = load_rules(rules), turns_of(task6.read(data))
+    clock = iter(range(1000))
+    monkeypatch.setattr(tune_module.time, "monotonic", lambda: next(clock))
+    cut = tune(ruleset, turns, budget_seconds=2.5)
+    assert (cut.rounds, cut.converged, cut.after) == (1, False, cut.before)
+    whole = tune(ruleset, turns, budget_seconds=100)
+    assert whole.converged and whole.after == 1.0 > cut.after
+
+
 # ---------------------------------------------------------------- what tune writes
 
 def test_a_tune_that_changes_nothing_writes_the_same_bytes(tmp_path, capsys):
