@@ -159,6 +159,18 @@ def test_by_system_with_manifest_given(files, capsys, tmp_path):
     assert out == BY_SYSTEM
 
 
+def test_systems_are_in_the_order_score_gives_them(files, capsys):
+    # a session that names no system is "?": report's columns and score's parts agree on its place
+    unknown = {"files": {"data.txt": {"split": "dev", "dialogs": ["Mar13_S1A0/voip-y", "odd/voip-z"]}}}
+    rules, data = files(manifest=unknown)
+    out, _ = report(capsys, rules, data, "--by-system", "--quiet")
+    header = out.splitlines()[2]
+    assert run(["rules", "score", "--rules", rules, "--data", data, "--no-history", "--json"]) == 0
+    order = list(json.loads(capsys.readouterr().out)["by_system"])
+    assert sorted(order) == ["?", "S1"]
+    assert header.split()[4::4] == order
+
+
 def test_by_system_needs_a_manifest(files, capsys):
     rules, data = files()
     assert error(capsys, rules, data, "--by-system") == (
