@@ -173,7 +173,7 @@ def _cmd_predict(args) -> int:
         sys.stdout.write(text)
         return 0
     write_text_atomic(args.out, text)
-    _say(args, f"{len(predictions)} predictions written to {args.out}")
+    _say(args, f"{count(len(predictions), 'prediction')} written to {args.out}")
     return 0
 
 
@@ -238,7 +238,7 @@ def _cmd_check(args) -> int:
 
     ruleset = load_rules(args.rules)
     findings = find_problems(ruleset, [read_turns(path) for path in args.data]) if args.data else []
-    print(f"{args.rules}: {len(ruleset.rules)} rules, {len(ruleset.patterns)} patterns: valid")
+    print(f"{args.rules}: {count(len(ruleset.rules), 'rule')}, {count(len(ruleset.patterns), 'pattern')}: valid")
     for finding in findings:
         print(finding)
     return 1 if findings else 0

@@ -539,6 +539,8 @@ def migration(name: str, value: Any) -> str | None:
     if old.name == old.new:
         if not isinstance(value, list):
             return None
+        if _written(value, old.combine) == "...":     # nothing to say it meant
+            return bare_list(name, value, CONDITIONS[name].kind.item)
         return (f"condition {name!r} takes a {CONDITIONS[name].kind.item} or {{any: [...]}} / {{all: [...]}}, "
                 f"not a bare list: write {rewrite(old, value)} (what the list meant before)")
     verb = "was removed" if old.negated else f"is now {old.new!r}"
@@ -546,9 +548,14 @@ def migration(name: str, value: Any) -> str | None:
 
 
 def bare_list(name: str, value: list, item: str) -> str:
-    """The problem with a bare list for a condition that was not written with one before."""
-    return (f"condition {name!r} takes a {item} or {{any: [...]}} / {{all: [...]}}, not a bare list: "
-            f"write {name}: {_written(value, 'any')} or {name}: {_written(value, 'all')}")
+    """The problem with a bare list for a condition that was not written with one before
+    (or one of anything but strings)."""
+    takes = f"condition {name!r} takes a {item} or {{any: [...]}} / {{all: [...]}}"
+    if _written(value, "any") == "...":
+        return f"{takes}, not {show(value)}" if not value else f"{takes}, not a bare list (of {item}s)"
+    if len(value) == 1:
+        return f"{takes}, not a bare list: write {name}: {_written(value, 'any')}"
+    return f"{takes}, not a bare list: write {name}: {_written(value, 'any')} or {name}: {_written(value, 'all')}"
 
 
 # ---------------------------------------------------------------- README tables

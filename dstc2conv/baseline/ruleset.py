@@ -388,18 +388,18 @@ def _combine(op: str, value: Any, patterns: dict, line: int, rule_id: str | None
         return None
     if op == "not":
         if not isinstance(value, _Map) or not value:
-            bad(f"'not' takes a mapping of conditions, not {show(value)}", line, rule_id)
+            bad(f"'not' takes a non-empty mapping of conditions, not {show(value)}", line, rule_id)
             return None
         branches, lines = [value], [line]
     else:
         if not isinstance(value, _Seq) or not value:
-            bad(f"{op!r} takes a list of mappings of conditions, not {show(value)}", line, rule_id)
+            bad(f"{op!r} takes a non-empty list of mappings of conditions, not {show(value)}", line, rule_id)
             return None
         branches, lines = value, value.item_lines
     built = []
     for branch, at in zip(branches, lines):
         if not isinstance(branch, _Map) or not branch:
-            bad(f"{op!r}: each item is a mapping of conditions, not {show(branch)}", at, rule_id)
+            bad(f"{op!r}: each item is a non-empty mapping of conditions, not {show(branch)}", at, rule_id)
             return None
         built.append(_when(branch, patterns, rule_id, bad, depth + 1))
     return Combine(op, tuple(built), line) if all(b is not None for b in built) else None
@@ -475,12 +475,18 @@ def _rule(item: Any, index: int, line: int, patterns: dict, ontology: Ontology |
         when = _empty_map()
     conditions = _when(when, patterns, rule_id, bad)
     say, like = item.get("say"), None
+    takes = f"'say' takes a pattern name or {' or '.join(f'{{like: {name}}}' for name in LIKE)}"
     if isinstance(say, dict):
         like = say.get("like") if list(say) == ["like"] else None
-        if like not in LIKE:
-            bad(f"'say' takes a pattern name or {{like: prev_bot}}, not {show(say)}", at("say"), rule_id)
+        if list(say) == ["like"] and like not in LIKE:
+            bad(f"'say': 'like' takes {' or '.join(LIKE)}, not {show(like)}", at("say"), rule_id)
+        elif like not in LIKE:
+            keys = ", ".join(repr(k) for k in say)
+            bad(f"{takes}, not {f'a mapping with {keys}' if say else show(say)}", at("say"), rule_id)
         say = None
-    elif say is not None and (not isinstance(say, str) or say not in patterns):
+    elif say is not None and not isinstance(say, str):
+        bad(f"{takes}, not {show(say)}", at("say"), rule_id)
+    elif say is not None and say not in patterns:
         bad(f"no pattern named {show(say)}", at("say"), rule_id)
     sets = item.get("set")
     if sets is None:
