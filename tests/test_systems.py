@@ -191,6 +191,18 @@ def test_budget_must_be_more_than_nothing(choice, capsys, budget):
     assert exc.value.code == 2 and "--budget" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("budget", ["0", "-5", "soon"])
+def test_the_transfer_benchmark_checks_its_budget_alike(budget):
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "transfer.py"), "--budget", budget],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "argument --budget: " in done.stderr
+
+
 def test_a_search_cut_short_says_so(choice, capsys, tmp_path):
     rules, data = choice
     code, out, _ = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out",

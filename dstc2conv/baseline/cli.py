@@ -334,7 +334,8 @@ def _copy(source: str, target: str, tuned: str) -> None:
                              f"looks for it ({exc.strerror}): copy it yourself", target) from None
 
 
-def _seconds(text: str) -> float:
+def seconds(text: str) -> float:
+    """An argparse type: a number of seconds, more than 0 (--budget)."""
     import argparse
 
     try:
@@ -403,7 +404,7 @@ def add_parser(sub) -> None:
     p = rules_sub.add_parser("tune", help="choose enabled rules and priorities on a validation file")
     common(p)
     p.add_argument("--out", required=True, metavar="NEW.yaml")
-    p.add_argument("--budget", type=_seconds, default=100.0, metavar="SECONDS", help="time budget (default 100)")
+    p.add_argument("--budget", type=seconds, default=100.0, metavar="SECONDS", help="time budget (default 100)")
     p.add_argument("--objective", choices=list(OBJECTIVES), default="overall",
                    help="what to maximise: per-response accuracy over all turns (default), or the mean, or "
                         "the lowest, of the dialog systems' (these need the manifest)")
