@@ -4,10 +4,12 @@ line kept, test dialogs refused by what the manifest says."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from dataclasses import replace
 
 import pytest
-from conftest import write_rule_files
+from conftest import ROOT, write_rule_files
 from test_baseline_rules import DIALOG, ONTOLOGY, RULES
 
 from dstc2conv import task6
@@ -193,11 +195,6 @@ def test_budget_must_be_more_than_nothing(choice, capsys, budget):
 
 @pytest.mark.parametrize("budget", ["0", "-5", "soon"])
 def test_the_transfer_benchmark_checks_its_budget_alike(budget):
-    import subprocess
-    import sys
-
-    from conftest import ROOT
-
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "transfer.py"), "--budget", budget],
                           capture_output=True, text=True)
     assert done.returncode == 2 and "argument --budget: " in done.stderr
