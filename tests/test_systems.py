@@ -166,6 +166,14 @@ def test_each_objective_chooses_its_own_order(choice, capsys, tmp_path, objectiv
     assert _answering(out, data) == {first}
 
 
+def test_progress_names_the_objective(choice, capsys, monkeypatch, tmp_path):
+    rules, data = choice
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, _, err = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(tmp_path / "t.yaml"),
+                        "--objective", "worst-system")
+    assert code == 0 and err.startswith("tune: round 0: 0.00% per response, worst system, ")
+
+
 def test_the_tuned_file_has_the_tuned_order(choice):
     rules, data = choice
     ruleset, turns = load_rules(rules), turns_of(task6.read(data))
