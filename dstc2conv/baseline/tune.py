@@ -257,7 +257,9 @@ def _where(rule: Rule, key: str, path: str) -> tuple[int, int, int]:
     """Where ``key``'s value is, or for a key the rule lacks, where its ``id`` is (the
     new key goes on the next line); Dstc2ConvError when it cannot be rewritten in place."""
     written = rule.written
-    if written is None or not written.block:
+    if written is None:
+        raise Dstc2ConvError(f"cannot rewrite rule {rule.id!r} in place: where it is written is not known", path)
+    if not written.block:
         raise Dstc2ConvError(f"cannot rewrite rule {rule.id!r} in place: it is written in flow style "
                              f"({{id: ..., ...}}); write it one key a line to tune it", path, rule.line)
     at = written.value(key) if written.has(key) else written.value("id")
