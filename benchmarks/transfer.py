@@ -28,6 +28,9 @@ REFERENCE = ROOT.parent / "shared" / "reference"
 
 
 def main() -> int:
+    from dstc2conv.baseline.cli import seconds
+    from dstc2conv.errors import Dstc2ConvError
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rules", default=str(ROOT / "rules" / "dstc2.yaml"))
     parser.add_argument("--data", default=str(REFERENCE / "dialog-babi-task6-dstc2-trn.txt"))
@@ -35,10 +38,8 @@ def main() -> int:
     dev = REFERENCE / "dialog-babi-task6-dstc2-dev.txt"
     parser.add_argument("--held-out", default=str(dev) if dev.exists() else "",
                         help="a file to score on too, tuned on by none ('' for none)")
-    parser.add_argument("--budget", type=float, default=20.0, help="seconds for each tune (default 20)")
+    parser.add_argument("--budget", type=seconds, default=20.0, help="seconds for each tune (default 20; more than 0)")
     args = parser.parse_args()
-
-    from dstc2conv.errors import Dstc2ConvError
 
     try:
         rows, names, held = _rows(args)

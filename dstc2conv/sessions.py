@@ -51,13 +51,25 @@ def _load(path: str) -> dict:
     return files
 
 
-def _entry(files: dict, name: str) -> tuple[str | None, tuple[str, ...]] | None:
+def _entry(files: dict, name: str, path: str | None = None) -> tuple[str | None, tuple[str, ...]] | None:
+    """(split, sessions) of the file ``name``, None when the manifest does not list it; an
+    entry without a list of sessions is an error when ``path`` (the manifest) is given,
+    else None."""
     entry = files.get(name)
+    if entry is None:
+        return None
     dialogs = entry.get("dialogs") if isinstance(entry, dict) else None
     if not isinstance(dialogs, list) or not all(isinstance(d, str) for d in dialogs):
-        return None
+        if path is None:
+            return None
+        raise Dstc2ConvError(f"the manifest's entry for {name} is malformed: its 'dialogs' must be a list of "
+                             "session names (strings)", path)
     split = entry.get("split")
     return (split if isinstance(split, str) else None), tuple(dialogs)
+
+
+def _dialogs(n: int) -> str:
+    return f"{n} dialog" if n == 1 else f"{n} dialogs"
 
 
 def read_sessions(data_path: str | os.PathLike, dialogs: int, manifest: str | os.PathLike | None = None,
@@ -76,23 +88,23 @@ def read_sessions(data_path: str | os.PathLike, dialogs: int, manifest: str | os
         if not os.path.isfile(beside):
             return None
         path, files = beside, _load(beside)
-        found = _entry(files, name)
+        found = _entry(files, name, path)
         if found is None:
             return None
     else:
         path = os.fspath(manifest)
         files = _load(path)
-        found, entry_name = _entry(files, name), name
+        found, entry_name = _entry(files, name, path), name
         if found is None:
             same = [(n, e) for n in sorted(files) if (e := _entry(files, n)) and len(e[1]) == dialogs]
             if len(same) != 1:
                 listed = ", ".join(f"{n} ({len(e[1])})" for n in sorted(files) if (e := _entry(files, n))) or "none"
-                raise Dstc2ConvError(f"the manifest does not list {name}, nor exactly one file of {dialogs} "
-                                     f"dialogs (it lists: {listed})", path)
+                raise Dstc2ConvError(f"the manifest does not list {name}, nor exactly one file of "
+                                     f"{_dialogs(dialogs)} (it lists: {listed})", path)
             entry_name, found = same[0]
         name = entry_name
     split, sessions = found
     if len(sessions) != dialogs:
-        raise Dstc2ConvError(f"the manifest lists {len(sessions)} dialogs for {name}, "
+        raise Dstc2ConvError(f"the manifest lists {_dialogs(len(sessions))} for {name}, "
                              f"the data file has {dialogs}: not the same dialogs", path)
     return Sessions(path, name, split, sessions)

@@ -159,6 +159,18 @@ def test_by_system_with_manifest_given(files, capsys, tmp_path):
     assert out == BY_SYSTEM
 
 
+def test_systems_are_in_the_order_score_gives_them(files, capsys):
+    # a session that names no system is "?": report's columns and score's parts agree on its place
+    unknown = {"files": {"data.txt": {"split": "dev", "dialogs": ["Mar13_S1A0/voip-y", "odd/voip-z"]}}}
+    rules, data = files(manifest=unknown)
+    out, _ = report(capsys, rules, data, "--by-system", "--quiet")
+    header = out.splitlines()[2]
+    assert run(["rules", "score", "--rules", rules, "--data", data, "--no-history", "--json"]) == 0
+    order = list(json.loads(capsys.readouterr().out)["by_system"])
+    assert sorted(order) == ["?", "S1"]
+    assert header.split()[4::4] == order
+
+
 def test_by_system_needs_a_manifest(files, capsys):
     rules, data = files()
     assert error(capsys, rules, data, "--by-system") == (
@@ -171,7 +183,7 @@ def test_by_system_with_a_manifest_of_other_dialogs(files, capsys, tmp_path):
     one = {"files": {"data.txt": {"split": "dev", "dialogs": ["Mar13_S0A0/voip-x"]}}}
     rules, data = files(manifest=one)
     assert error(capsys, rules, data, "--by-system") == (
-        f"dstc2conv: error: {tmp_path / 'manifest.json'}: the manifest lists 1 dialogs for data.txt, "
+        f"dstc2conv: error: {tmp_path / 'manifest.json'}: the manifest lists 1 dialog for data.txt, "
         "the data file has 2: not the same dialogs")
 
 

@@ -116,6 +116,43 @@ def test_any_and_all_values():
     assert not _holds("marked", {"all": ["a", "b"]}, {"flags": {"a"}})
 
 
+# every condition over several things: (items, a state where some but not all hold, one
+# where all do, one where none does)
+ANY_ALL = {
+    "user_words": (["post", "code"], {"user": "the post please"}, {"user": "the post code please"},
+                   {"user": "the phone please"}),
+    "user_mentions": (["food", "area"], {"mentioned": {"food"}}, {"mentioned": {"food", "area"}},
+                      {"mentioned": {"price"}}),
+    "prev_bot": (["ask_food", "ask_area"], {"prev_matches": frozenset([_key("ask_area")])},
+                 {"prev_matches": frozenset([_key("ask_food"), _key("ask_area")])},
+                 {"prev_matches": frozenset([_key("offer")])}),
+    "bot_said_before": (["ask_food", "ask_area"], {"said": {_key("ask_food")}},
+                        {"said": {_key("ask_food"), _key("ask_area")}}, {"said": {_key("offer")}}),
+    "filled": (["food", "area"], {"food": "thai", "area": "dontcare"}, {"food": "thai", "area": "north"},
+               {"food": "dontcare"}),
+    "unfilled": (["food", "area"], {"food": "dontcare", "area": "north"}, {"food": "dontcare"},
+                 {"food": "thai", "area": "north"}),
+    "known": (["food", "area"], {"food": "dontcare"}, {"food": "dontcare", "area": "north"}, {"price": "cheap"}),
+    "missing": (["food", "area"], {"area": "north"}, {"price": "cheap"}, {"food": "thai", "area": "north"}),
+    "dontcare": (["food", "area"], {"food": "dontcare", "area": "north"}, {"food": "dontcare", "area": "dontcare"},
+                 {"food": "thai"}),
+    "marked": (["a", "b"], {"flags": {"a"}}, {"flags": {"a", "b", "c"}}, {"flags": {"c"}}),
+}
+
+
+def test_every_condition_over_several_things_is_tried_both_ways():
+    assert set(ANY_ALL) == {name for name, c in CONDITIONS.items() if c.kind.item}
+
+
+@pytest.mark.parametrize("name", sorted(ANY_ALL))
+def test_any_and_all_differ(name):
+    items, some, every_one, none = ANY_ALL[name]
+    assert [_holds(name, {"any": items}, state) for state in (some, every_one, none)] == [True, True, False]
+    assert [_holds(name, {"all": items}, state) for state in (some, every_one, none)] == [False, True, False]
+    # one item is that item
+    assert _holds(name, items[0], every_one) and not _holds(name, items[0], none)
+
+
 # ---------------------------------------------------------------- not / any / all
 
 COMBINED = """\
@@ -169,10 +206,10 @@ def test_not_any_all_nest(tmp_path):
 
 
 @pytest.mark.parametrize("when, message", [
-    ("{not: [{user_words: a}]}", "'not' takes a mapping of conditions, not a list"),
-    ("{not: {}}", "'not' takes a mapping of conditions, not a mapping"),
-    ("{any: {user_words: a}}", "'any' takes a list of mappings of conditions, not a mapping"),
-    ("{all: [user_words]}", "'all': each item is a mapping of conditions, not 'user_words'"),
+    ("{not: [{user_words: a}]}", "'not' takes a non-empty mapping of conditions, not a list"),
+    ("{not: {}}", "'not' takes a non-empty mapping of conditions, not an empty mapping"),
+    ("{any: {user_words: a}}", "'any' takes a non-empty list of mappings of conditions, not a mapping"),
+    ("{all: [user_words]}", "'all': each item is a non-empty mapping of conditions, not 'user_words'"),
     ("{any: [{user_words: a}, {colour: red}]}", "unknown condition 'colour'"),
     ("{prev_bot: [both, one]}", "condition 'prev_bot' takes a pattern name or {any: [...]} / {all: [...]}, "
                                 "not a bare list: write prev_bot: {any: [both, one]} (what the list meant before)"),
@@ -181,8 +218,15 @@ def test_not_any_all_nest(tmp_path):
                                        "or bot_said_before: {all: [both, one]}"),
     ("{filled: {some: [food]}}", "condition 'filled' takes a slot or {any: [...]} / {all: [...]}, "
                                  "not a mapping with 'some'"),
-    ("{filled: {all: []}}", "condition 'filled': 'all' takes a non-empty list of slots, not a list"),
+    ("{filled: {all: []}}", "condition 'filled': 'all' takes a non-empty list of slots, not an empty list"),
     ("{filled: 3}", "condition 'filled' takes a slot or {any: [...]} / {all: [...]}, not 3"),
+    ("{known: []}", "condition 'known' takes a slot or {any: [...]} / {all: [...]}, not an empty list"),
+    ("{bot_said_before: []}", "condition 'bot_said_before' takes a pattern name or {any: [...]} / {all: [...]}, "
+                              "not an empty list"),
+    ("{filled: [1, 2]}", "condition 'filled' takes a slot or {any: [...]} / {all: [...]}, not a bare list (of slots)"),
+    ("{bot_said_before: [one]}", "condition 'bot_said_before' takes a pattern name or {any: [...]} / {all: [...]}, "
+                                 "not a bare list: write bot_said_before: one ("),
+    ("{turn_at_least: true}", "condition 'turn_at_least' takes an integer, not true ("),
     ("{filled: {any: [food, colour]}}", "condition 'filled': unknown slot 'colour' (slots: food, area, price)"),
     ("{prev_bot: {all: [both, nothing]}}", "condition 'prev_bot': no pattern named 'nothing'"),
     ("{marked: {any: [a, 'b c']}}", "condition 'marked': 'b c' is not a flag name (letters, digits, - and _)"),
@@ -396,11 +440,16 @@ def test_say_like_prev_bot_needs_a_pattern_with_a_name(tmp_path):
     assert (predictions[2].rule, predictions[2].text) == ("another-any", "a is in the north")
 
 
-@pytest.mark.parametrize("say", ["{like: next_bot}", "{like: prev_bot, offer: true}", "[serves]"])
-def test_say_takes_a_pattern_or_like_prev_bot(tmp_path, say):
+@pytest.mark.parametrize("say, message", [
+    ("{like: next_bot}", "'say': 'like' takes prev_bot, not 'next_bot'"),
+    ("{like: prev_bot, offer: true}", "'say' takes a pattern name or {like: prev_bot}, not a mapping with 'like', 'offer'"),
+    ("{}", "'say' takes a pattern name or {like: prev_bot}, not an empty mapping"),
+    ("[serves]", "'say' takes a pattern name or {like: prev_bot}, not a list"),
+    ("true", "'say' takes a pattern name or {like: prev_bot}, not true"),
+    ("serve", "no pattern named 'serve'"),
+])
+def test_say_takes_a_pattern_or_like_prev_bot(tmp_path, say, message):
     rules = LIKE.replace("say: {like: prev_bot}", f"say: {say}")
-    message = "no pattern named a list" if say.startswith("[") else \
-        "'say' takes a pattern name or {like: prev_bot}, not a mapping"
     assert _problems(tmp_path, rules) == [f"{tmp_path / 'rules.yaml'}:21: {message} (another-same-wording)"]
 
 

@@ -287,7 +287,7 @@ def test_default_rules_outside_a_checkout_are_the_shipped_ones(tmp_path, capsys,
         "ontology: ontology.yaml\npatterns: {hi: hello}\nrules:\n  - {id: greet, priority: 1, say: hi}\n")
     (tmp_path / "rules" / "ontology.yaml").write_text("food: [thai]\narea: [north]\nprice: [cheap]\n")
     assert run(["rules", "check"]) == 0, capsys.readouterr().err
-    assert capsys.readouterr().out.startswith(os.path.join("rules", "dstc2.yaml") + ": 1 rules, 1 patterns")
+    assert capsys.readouterr().out.startswith(os.path.join("rules", "dstc2.yaml") + ": 1 rule, 1 pattern")
 
 
 # ---------------------------------------------------------------- one consistent set

@@ -4,10 +4,12 @@ line kept, test dialogs refused by what the manifest says."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from dataclasses import replace
 
 import pytest
-from conftest import write_rule_files
+from conftest import ROOT, write_rule_files
 from test_baseline_rules import DIALOG, ONTOLOGY, RULES
 
 from dstc2conv import task6
@@ -70,13 +72,39 @@ def test_a_manifest_that_does_not_fit_is_one_line(tmp_path, capsys):
     code, out, err = _run(capsys, "rules", "score", "--rules", rules, "--data", data, "--no-history",
                           "--manifest", wrong)
     assert (code, out) == (2, "")
-    assert err == (f"dstc2conv: error: {wrong}: the manifest lists 1 dialogs for data.txt, "
+    assert err == (f"dstc2conv: error: {wrong}: the manifest lists 1 dialog for data.txt, "
                    "the data file has 2: not the same dialogs\n")
     (tmp_path / "d" / "manifest.json").write_text("{not json")          # beside the data: read, and wrong
     code, out, err = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out",
                           str(tmp_path / "t.yaml"))
     assert (code, out) == (2, "") and len(err.splitlines()) == 1
     assert err.startswith(f"dstc2conv: error: {tmp_path / 'd' / 'manifest.json'}: the manifest is not valid JSON")
+
+
+@pytest.mark.parametrize("command", [["score", "--no-history"], ["tune", "--out", "t.yaml"]])
+def test_manifest_none_does_without_a_broken_manifest_beside_the_data(tmp_path, capsys, monkeypatch, command):
+    monkeypatch.chdir(tmp_path)
+    rules, data = write_rule_files(tmp_path, RULES, ONTOLOGY, DIALOG, "d")
+    beside = tmp_path / "d" / "manifest.json"
+    beside.write_text("{not json")
+    argv = ["rules", *command, "--rules", rules, "--data", data]
+    code, out, err = _run(capsys, *argv)
+    assert (code, out) == (2, "") and err.startswith(f"dstc2conv: error: {beside}: the manifest is not valid JSON")
+    assert err.endswith(" (--manifest none ignores it)\n")
+    code, out, err = _run(capsys, *argv, "--manifest", "none")
+    assert code == 0 and "system" not in out and "S0" not in out
+
+
+@pytest.mark.parametrize("dialogs", [[1, 2], "Mar13_S0A0/voip-x", None])
+def test_a_malformed_entry_for_the_file_is_named(tmp_path, capsys, dialogs):
+    rules, data = write_rule_files(tmp_path, RULES, ONTOLOGY, DIALOG, "d")
+    broken = tmp_path / "m.json"
+    broken.write_text(json.dumps({"files": {"data.txt": {"split": "dev", "dialogs": dialogs}}}))
+    code, out, err = _run(capsys, "rules", "score", "--rules", rules, "--data", data, "--no-history",
+                          "--manifest", str(broken))
+    assert (code, out) == (2, "")
+    assert err == (f"dstc2conv: error: {broken}: the manifest's entry for data.txt is malformed: its 'dialogs' "
+                   "must be a list of session names (strings)\n")
 
 
 # ---------------------------------------------------------------- tune's objectives
@@ -138,6 +166,14 @@ def test_each_objective_chooses_its_own_order(choice, capsys, tmp_path, objectiv
     assert _answering(out, data) == {first}
 
 
+def test_progress_names_the_objective(choice, capsys, monkeypatch, tmp_path):
+    rules, data = choice
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, _, err = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(tmp_path / "t.yaml"),
+                        "--objective", "worst-system")
+    assert code == 0 and err.startswith("tune: round 0: 0.00% per response, worst system, ")
+
+
 def test_the_tuned_file_has_the_tuned_order(choice):
     rules, data = choice
     ruleset, turns = load_rules(rules), turns_of(task6.read(data))
@@ -165,6 +201,13 @@ def test_budget_must_be_more_than_nothing(choice, capsys, budget):
     assert exc.value.code == 2 and "--budget" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("budget", ["0", "-5", "soon"])
+def test_the_transfer_benchmark_checks_its_budget_alike(budget):
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "transfer.py"), "--budget", budget],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "argument --budget: " in done.stderr
+
+
 def test_a_search_cut_short_says_so(choice, capsys, tmp_path):
     rules, data = choice
     code, out, _ = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out",
@@ -172,6 +215,21 @@ def test_a_search_cut_short_says_so(choice, capsys, tmp_path):
     assert code == 0 and "stopped by the time budget after 0 rounds; not converged" in out
     code, out, _ = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(tmp_path / "t.yaml"))
     assert code == 0 and "not converged" not in out
+
+
+def test_a_deadline_inside_a_round_is_not_convergence(tmp_path, monkeypatch):
+    """The clock moves a second at each look: the 2.5 s budget ends after the first rule
+    of round 1 (greet, which cannot do better), before the rule that can is tried."""
+    import dstc2conv.baseline.tune as tune_module
+
+    rules, data = write_rule_files(tmp_path, MOVE_RULES, CHOICE_ONTOLOGY, MOVE_DATA)
+    ruleset, turns = load_rules(rules), turns_of(task6.read(data))
+    clock = iter(range(1000))
+    monkeypatch.setattr(tune_module.time, "monotonic", lambda: next(clock))
+    cut = tune(ruleset, turns, budget_seconds=2.5)
+    assert (cut.rounds, cut.converged, cut.after) == (1, False, cut.before)
+    whole = tune(ruleset, turns, budget_seconds=100)
+    assert whole.converged and whole.after == 1.0 > cut.after
 
 
 # ---------------------------------------------------------------- what tune writes
@@ -213,12 +271,125 @@ def test_tune_changes_one_priority_for_one_move(tmp_path, capsys):
     out = tmp_path / "moved.yaml"
     code, printed, _ = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(out))
     assert code == 0 and "after   100.00% per response" in printed
-    assert "changed 1 rules:\n  ask: priority 50 -> 35 (rank 2 -> 3)\n" in printed   # between bye's and other's
+    assert "changed 1 rule:\n  ask: priority 50 -> 35 (rank 2 -> 3)\n" in printed   # between bye's and other's
     before, after = MOVE_RULES.splitlines(), out.read_text().splitlines()
     assert [(a, b) for a, b in zip(before, after) if a != b] == [("    priority: 50", "    priority: 35")]
     assert len(before) == len(after)
     assert [r.id for r in sorted(load_rules(out).rules, key=rule_order)] == ["greet", "bye", "ask", "other"]
     assert _answering(str(out), data) == {"greet", "ask", "bye"}
+
+
+NOTED_RULES = MOVE_RULES.replace("""  - id: ask
+    priority: 50
+""", """  - id: ask
+    note: |
+      enabled: not a key, a line of the note
+      priority: 10 would be too low
+    priority: 50
+""")
+
+
+def test_a_note_that_reads_like_a_key_is_left_alone(tmp_path, capsys):
+    rules, data = write_rule_files(tmp_path, NOTED_RULES, CHOICE_ONTOLOGY, MOVE_DATA)
+    out = tmp_path / "moved.yaml"
+    code, printed, _ = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(out))
+    assert code == 0 and "ask: priority 50 -> 35" in printed
+    before, after = NOTED_RULES.splitlines(), out.read_text().splitlines()
+    assert [(a, b) for a, b in zip(before, after) if a != b] == [("    priority: 50", "    priority: 35")]
+    assert len(before) == len(after)
+
+
+# ask (the rule the tune moves) written in flow style
+FLOW_RULES = MOVE_RULES.replace("""  - id: ask
+    priority: 50
+    when: {turn_at_least: 1}
+    say: ask
+""", """  - {id: ask, priority: 50, when: {turn_at_least: 1}, say: ask}
+""")
+
+
+def test_a_rule_in_flow_style_is_refused_when_it_changes(tmp_path, capsys):
+    rules, data = write_rule_files(tmp_path, FLOW_RULES, CHOICE_ONTOLOGY, MOVE_DATA)
+    out = tmp_path / "moved.yaml"
+    code, printed, err = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(out))
+    assert (code, printed) == (2, "") and not out.exists()
+    assert err == (f"dstc2conv: error: {rules}:8: cannot rewrite rule 'ask' in place: it is written in flow "
+                   "style ({id: ..., ...}); write it one key a line to tune it\n")
+    # a rule in flow style that keeps its priority is no trouble
+    greet_in_flow = MOVE_RULES.replace("""  - id: greet
+    priority: 100
+    when: {first_turn: true}
+    say: hello
+""", """  - {id: greet, priority: 100, when: {first_turn: true}, say: hello}
+""")
+    (tmp_path / "rules.yaml").write_text(greet_in_flow)
+    code, printed, _ = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(out))
+    assert code == 0 and "ask: priority 50 -> 35" in printed
+    assert out.read_text() == greet_in_flow.replace("priority: 50", "priority: 35")
+
+
+def test_what_would_not_read_back_as_tuned_is_not_written(tmp_path, capsys):
+    # bye's priority (which the tune changes) is an anchor other's repeats: rewriting it would break other's
+    anchored = MOVE_RULES.replace("priority: 40", "priority: &p 40").replace("priority: 30", "priority: *p")
+    rules, data = write_rule_files(tmp_path, anchored, CHOICE_ONTOLOGY, MOVE_DATA)
+    out = tmp_path / "moved.yaml"
+    code, printed, err = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(out))
+    assert (code, printed) == (2, "") and not out.exists() and len(err.splitlines()) == 1
+    assert err.startswith(f"dstc2conv: error: {rules}: the tuned rule file would not load (")
+    assert err.endswith("): nothing written\n")
+
+
+# wrong answers every later turn, wrongly: tune disables it; bye never answers below ask:
+# tune puts it first; neither has the key it needs
+MISSING_RULES = """\
+ontology: ontology.yaml
+patterns: {hello: Welcome ., ask: "Which food?", bye: you are welcome, other: sorry}
+rules:
+  - id: greet
+    priority: 100
+    when: {first_turn: true}
+    say: hello
+  - id: wrong   # a comment
+    priority: 90
+    when: {turn_at_least: 1}
+    say: other
+  - id: ask
+    priority: 50
+    when: {turn_at_least: 1}
+    say: ask
+  - id: other
+    priority: 30
+    say: other
+  -   id: bye
+      when: {user_words: bye}
+      say: bye
+"""
+
+
+def test_a_missing_key_goes_after_the_id(tmp_path, capsys):
+    rules, data = write_rule_files(tmp_path, MISSING_RULES, CHOICE_ONTOLOGY, MOVE_DATA)
+    out = tmp_path / "tuned.yaml"
+    code, printed, _ = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(out))
+    assert code == 0 and "after   100.00% per response" in printed
+    assert "changed 2 rules:\n  bye: priority 0 -> 110 (rank 5 -> 1)\n  wrong: disabled\n" in printed
+    assert out.read_text() == MISSING_RULES.replace(
+        "  - id: wrong   # a comment\n", "  - id: wrong   # a comment\n    enabled: false\n").replace(
+        "  -   id: bye\n", "  -   id: bye\n      priority: 110\n")
+
+
+@pytest.mark.parametrize("which, edit, at, says", [
+    ("move", ("    priority: 50\n", "    priority:\n      50\n"), "8: cannot rewrite rule 'ask'",
+     "its 'priority' is not a plain value on the line of its key"),
+    ("missing", ("  -   id: bye\n", "  -   id: >-\n        bye\n"), "19: cannot rewrite rule 'bye'",
+     "its 'id' is not a plain value on the line of its key"),     # where priority would go after
+])
+def test_a_value_off_its_keys_line_is_refused(tmp_path, capsys, which, edit, at, says):
+    written = {"move": MOVE_RULES, "missing": MISSING_RULES}[which].replace(*edit)
+    rules, data = write_rule_files(tmp_path, written, CHOICE_ONTOLOGY, MOVE_DATA)
+    out = tmp_path / "moved.yaml"
+    code, printed, err = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(out))
+    assert (code, printed) == (2, "") and not out.exists()
+    assert err.startswith(f"dstc2conv: error: {rules}:{at} in place: {says}")
 
 
 def _rule(rule_id, priority, index):
@@ -268,6 +439,45 @@ def test_the_ontology_line_is_kept_and_the_ontology_copied(tmp_path, capsys):
     assert err == (f"dstc2conv: error: {other / 'tuned.yaml'}: the tuned file would name the ontology "
                    f"{other / 'ontology.yaml'}, which is not the rule file's {tmp_path / 'ontology.yaml'}: "
                    "write it to another folder\n")
+
+
+def test_an_ontology_outside_the_tuned_files_folder_is_not_copied(tmp_path, capsys):
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "ontology.yaml").write_text(CHOICE_ONTOLOGY)
+    (tmp_path / "r").mkdir()
+    rules, data = write_rule_files(tmp_path / "r", MOVE_RULES.replace("ontology.yaml", "../shared/ontology.yaml"),
+                                   CHOICE_ONTOLOGY, MOVE_DATA)
+    out = tmp_path / "a" / "b" / "tuned.yaml"
+    out.parent.mkdir(parents=True)
+    code, printed, err = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(out))
+    assert (code, printed) == (2, "") and not out.exists() and not (tmp_path / "a" / "shared").exists()
+    assert err == (f"dstc2conv: error: {out}: the tuned file would name the ontology '../shared/ontology.yaml' "
+                   f"({out.parent / '../shared/ontology.yaml'}), which is not there; it is outside the tuned "
+                   f"file's folder, so not copied: copy {tmp_path / 'r' / '../shared/ontology.yaml'} there yourself\n")
+    # where it is there already, nothing needs copying
+    beside = tmp_path / "a" / "tuned.yaml"
+    assert _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(beside))[0] == 0
+    load_rules(beside)
+
+
+def test_a_tuned_file_not_written_leaves_no_ontology_behind(tmp_path, capsys):
+    anchored = MOVE_RULES.replace("priority: 40", "priority: &p 40").replace("priority: 30", "priority: *p")
+    rules, data = write_rule_files(tmp_path, anchored, CHOICE_ONTOLOGY, MOVE_DATA)
+    out = tmp_path / "elsewhere" / "tuned.yaml"
+    out.parent.mkdir()
+    code, _, err = _run(capsys, "rules", "tune", "--rules", rules, "--data", data, "--out", str(out))
+    assert code == 2 and "would not load" in err and list(out.parent.iterdir()) == []
+
+
+def test_a_tuned_file_moved_from_its_ontology_names_both(tmp_path, capsys):
+    rules, data = write_rule_files(tmp_path, MOVE_RULES, CHOICE_ONTOLOGY, MOVE_DATA)
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    (moved / "t.yaml").write_text(MOVE_RULES)
+    code, out, err = _run(capsys, "rules", "check", "--rules", str(moved / "t.yaml"))
+    assert (code, out) == (2, "")
+    assert err == (f"dstc2conv: error: {moved / 't.yaml'}:1: ontology 'ontology.yaml' ({moved / 'ontology.yaml'}): "
+                   "cannot read: No such file or directory\n")
 
 
 @pytest.mark.parametrize("split, sessions, says", [

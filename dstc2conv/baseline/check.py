@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .engine import Compiled, Turn, candidates, choose, every_response_rule, looked_up
-from .problems import Problem
+from .problems import Problem, count
 from .ruleset import RuleSet, rule_order
 
 
@@ -36,6 +36,6 @@ def find_problems(ruleset: RuleSet, files: list[list[Turn]]) -> list[Problem]:
             findings.append(Problem(ruleset.path, rule.line, "never fires on this data", rule.id))
         elif won[rule.id] == 0:
             by = ", ".join(f"{w} ({n})" for w, n in winners[rule.id].most_common(3))
-            findings.append(Problem(ruleset.path, rule.line, f"always shadowed: matches {matched[rule.id]} turns, "
+            findings.append(Problem(ruleset.path, rule.line, f"always shadowed: matches {count(matched[rule.id], 'turn')}, "
                                                              f"each answered first by {by}", rule.id))
     return findings

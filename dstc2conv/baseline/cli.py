@@ -10,6 +10,8 @@ import time
 
 from ..errors import Dstc2ConvError
 from ..files import check_writable, write_stdout, write_text_atomic
+from .objectives import OBJECTIVES
+from .problems import count
 
 DEFAULT_RULES = os.path.join("rules", "dstc2.yaml")
 
@@ -33,21 +35,30 @@ def _load(args):
     return ruleset, turns
 
 
-def _load_systems(args):
+NO_MANIFEST = "none"    # --manifest none: no manifest, not even the one beside the data
+
+
+def _load_systems(args, needed: bool = False):
     """``_load``, and the dialog system of each dialog (``Sessions``) from the build's
     manifest (--manifest, else manifest.json beside the data if it lists the file), or
-    None without one; a manifest that does not fit the file is an error."""
+    None without one (or with --manifest none); a manifest that does not fit the file is
+    an error (saying, unless the systems are ``needed``, how to do without it)."""
     from ..sessions import read_sessions
-    from ..task6 import read_dialogs
-    from .engine import turns_of
+    from .engine import read_file
     from .ruleset import load_rules
 
     ruleset = load_rules(args.rules)
-    dialogs = read_dialogs(args.data)
-    turns = turns_of(dialogs)
-    if not turns:
-        raise Dstc2ConvError("no bot turns", args.data)
-    return ruleset, turns, read_sessions(args.data, len(dialogs), args.manifest)
+    dialogs, turns = read_file(args.data)
+    if args.manifest == NO_MANIFEST:
+        return ruleset, turns, None
+    try:
+        sessions = read_sessions(args.data, len(dialogs), args.manifest)
+    except Dstc2ConvError as exc:
+        if args.manifest is not None or needed:
+            raise
+        # the manifest beside the data, not asked for: say how to do without it
+        raise Dstc2ConvError(f"{exc.message} (--manifest {NO_MANIFEST} ignores it)", exc.path, exc.line) from None
+    return ruleset, turns, sessions
 
 
 def _say(args, message: str) -> None:
@@ -163,7 +174,7 @@ def _cmd_predict(args) -> int:
         write_stdout(text)
         return 0
     write_text_atomic(args.out, text)
-    _say(args, f"{len(predictions)} predictions written to {args.out}")
+    _say(args, f"{count(len(predictions), 'prediction')} written to {args.out}")
     return 0
 
 
@@ -182,8 +193,16 @@ def _cmd_report(args) -> int:
         raise Dstc2ConvError("--manifest is for --by-system")
     if to_csv:
         _csv_folder(args.out)
-    ruleset, turns = _load(args)
-    systems = _systems(args, turns) if args.by_system else None
+    systems = None
+    if args.by_system:
+        ruleset, turns, sessions = _load_systems(args, needed=True)
+        if sessions is None:
+            raise Dstc2ConvError("--by-system needs the build's manifest.json beside the data file "
+                                 "(listing it), or --manifest FILE", args.data)
+        _say(args, f"dialog systems from {sessions.manifest}")
+        systems = [sessions.systems[t.dialog] for t in turns]
+    else:
+        ruleset, turns = _load(args)
     compiled = Compiled(ruleset)
     top = args.top or (None if to_csv else 15)
     sections = tables(predict(compiled, turns), turns, compiled, top=top, systems=systems)
@@ -212,19 +231,6 @@ def _csv_folder(folder: str) -> None:
         raise Dstc2ConvError("cannot write the CSV files: permission denied", folder)
 
 
-def _systems(args, turns) -> list[str]:
-    """The DSTC2 dialog system (S0, S1, ...) of each turn, from the build's manifest."""
-    from ..sessions import read_sessions
-    from ..task6 import read_dialogs
-
-    found = read_sessions(args.data, len(read_dialogs(args.data)), args.manifest)
-    if found is None:
-        raise Dstc2ConvError("--by-system needs the build's manifest.json beside the data file "
-                             "(listing it), or --manifest FILE", args.data)
-    _say(args, f"dialog systems from {found.manifest}")
-    return [found.systems[t.dialog] for t in turns]
-
-
 def _cmd_check(args) -> int:
     from .check import find_problems
 
@@ -233,7 +239,7 @@ def _cmd_check(args) -> int:
 
     ruleset = load_rules(args.rules)
     findings = find_problems(ruleset, [read_turns(path) for path in args.data]) if args.data else []
-    print(f"{args.rules}: {len(ruleset.rules)} rules, {len(ruleset.patterns)} patterns: valid")
+    print(f"{args.rules}: {count(len(ruleset.rules), 'rule')}, {count(len(ruleset.patterns), 'pattern')}: valid")
     for finding in findings:
         print(finding)
     return 1 if findings else 0
@@ -247,7 +253,7 @@ def _cmd_tune(args) -> int:
         raise Dstc2ConvError("refusing to tune on what looks like a test split (use --force to insist)", args.data)
     check_writable(args.out)
     ruleset, turns, sessions = _load_systems(args)
-    copy = _ontology_copy(args.rules, args.out)
+    copy = _ontology_copy(ruleset, args.out)
     if sessions is not None and not args.force:
         if sessions.split == "test":
             raise Dstc2ConvError(f"refusing to tune on a test split: {sessions.manifest} says so "
@@ -258,57 +264,57 @@ def _cmd_tune(args) -> int:
     if args.objective != "overall" and sessions is None:
         raise Dstc2ConvError(f"--objective {args.objective} needs each dialog's system: no manifest.json "
                              "beside the data lists it; give the build's with --manifest", args.data)
+    what = OBJECTIVES[args.objective]
     show = not args.quiet and sys.stderr.isatty()
-    tuned = tune(ruleset, turns, budget_seconds=args.budget, progress=_tune_progress if show else None,
+    tuned = tune(ruleset, turns, budget_seconds=args.budget, progress=_tune_progress(what) if show else None,
                  systems=sessions.systems if sessions else None, objective=args.objective)
-    with open(args.rules, encoding="utf-8") as fh:
+    with open(args.rules, encoding="utf-8", newline="") as fh:
         text = write_tuned(fh.read(), ruleset, tuned)
-    if copy:
-        _copy(*copy)
-        _say(args, f"copied the ontology {copy[0]} to {copy[1]}, where the tuned file looks for it")
     write_text_atomic(args.out, text)
-    what = _OBJECTIVES[args.objective]
+    if copy:
+        _copy(*copy, args.out)
+        _say(args, f"copied the ontology {copy[0]} to {copy[1]}, where the tuned file looks for it")
     print(f"before  {tuned.before:.2%} {what}")
     print(f"after   {tuned.after:.2%} {what}")
     for (system, before), (_, after) in zip(tuned.systems_before, tuned.systems_after):
         print(f"  {system:<5} {before.per_response:.2%} -> {after.per_response:.2%} per response "
               f"({before.correct} -> {after.correct} of {after.responses})")
     if not tuned.converged:
-        print(f"stopped by the time budget after {tuned.rounds} rounds; not converged")
-    print(f"changed {len(tuned.changes)} rules" + (":" if tuned.changes else ""))
+        print(f"stopped by the time budget after {count(tuned.rounds, 'round')}; not converged")
+    print(f"changed {count(len(tuned.changes), 'rule')}" + (":" if tuned.changes else ""))
     for change in tuned.changes:
         print(f"  {change}")
     print(f"written to {args.out}")
     return 0
 
 
-_OBJECTIVES = {"overall": "per response", "mean-system": "per response, mean of the systems",
-               "worst-system": "per response, worst system"}
+def _tune_progress(label: str):
+    """tune's progress(round, value, seconds): a line on stderr, the value labelled ``label``."""
+    def progress(round_: int, value: float, seconds: float) -> None:
+        print(f"tune: round {round_}: {value:.2%} {label}, {seconds:.0f} s", file=sys.stderr, flush=True)
+    return progress
 
 
-def _tune_progress(round_: int, accuracy: float, seconds: float) -> None:
-    print(f"tune: round {round_}: {accuracy:.2%} per response, {seconds:.0f} s", file=sys.stderr, flush=True)
-
-
-def _ontology_copy(rules_path: str, out_path: str) -> tuple[str, str] | None:
+def _ontology_copy(ruleset, out_path: str) -> tuple[str, str] | None:
     """The tuned file keeps the rule file's ``ontology:`` line. When that path, read from
     the tuned file's folder, is not the rule file's ontology: (ontology, where to copy it)
-    if nothing is there; an error if another file is."""
-    import re
-
-    with open(rules_path, encoding="utf-8", errors="replace") as fh:
-        found = re.search(r"(?m)^ontology:(.*)$", fh.read())
-    value = found.group(1).split(" #")[0].strip().strip("'\"") if found else ""
-    if not value or os.path.isabs(value):
+    if nothing is there and it is in the tuned file's folder (or below); an error if
+    another file is there, or if it is outside."""
+    value = ruleset.ontology_path
+    if os.path.isabs(value):
         return None
-    source = os.path.join(os.path.dirname(rules_path), value)
+    source = ruleset.ontology_file
     target = os.path.join(os.path.dirname(out_path), value)
-    if not os.path.exists(target):
-        return source, target
-    if os.path.exists(source) and not _same_file(source, target):
-        raise Dstc2ConvError(f"the tuned file would name the ontology {target}, which is not the rule file's "
-                             f"{source}: write it to another folder", out_path)
-    return None
+    if os.path.exists(target):
+        if not _same_file(source, target):
+            raise Dstc2ConvError(f"the tuned file would name the ontology {target}, which is not the rule file's "
+                                 f"{source}: write it to another folder", out_path)
+        return None
+    if os.path.normpath(value).split(os.sep)[0] == os.pardir:
+        raise Dstc2ConvError(f"the tuned file would name the ontology {value!r} ({target}), which is not there; "
+                             f"it is outside the tuned file's folder, so not copied: copy {source} there "
+                             "yourself", out_path)
+    return source, target
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -317,17 +323,20 @@ def _same_file(a: str, b: str) -> bool:
     return os.path.samefile(a, b) or filecmp.cmp(a, b, shallow=False)
 
 
-def _copy(source: str, target: str) -> None:
+def _copy(source: str, target: str, tuned: str) -> None:
+    """Copy the ontology beside the ``tuned`` file, written already."""
     import shutil
 
     try:
         os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
         shutil.copyfile(source, target)
     except OSError as exc:
-        raise Dstc2ConvError(f"cannot copy the ontology {source} here: {exc.strerror}", target) from None
+        raise Dstc2ConvError(f"{tuned} is written, but its ontology {source} cannot be copied here, where it "
+                             f"looks for it ({exc.strerror}): copy it yourself", target) from None
 
 
-def _seconds(text: str) -> float:
+def seconds(text: str) -> float:
+    """An argparse type: a number of seconds, more than 0 (--budget)."""
     import argparse
 
     try:
@@ -354,10 +363,10 @@ def add_parser(sub) -> None:
                            help="a task-6 file (repeat for several: a rule is checked on all of them)")
         p.add_argument("--quiet", action="store_true", help="no progress or notes on stderr (warnings stay)")
 
-    def manifest(p):
+    def manifest(p, what="for each dialog's DSTC2 system"):
         p.add_argument("--manifest", metavar="FILE",
-                       help="the build's manifest.json, for each dialog's DSTC2 system (default: manifest.json "
-                            "beside the data, if it lists the file)")
+                       help=f"the build's manifest.json, {what} (default: manifest.json beside the data, if it "
+                            f"lists the file; {NO_MANIFEST}: no manifest, not even that one)")
 
     p = rules_sub.add_parser("score", help="per-response and per-dialog accuracy")
     common(p)
@@ -385,8 +394,7 @@ def add_parser(sub) -> None:
                    help="rows per table, the largest first (default 15; with --format csv, every row)")
     p.add_argument("--by-system", action="store_true",
                    help="turns and accuracy per DSTC2 dialog system (S0, S1, ...) in the rules and kinds tables")
-    p.add_argument("--manifest", metavar="FILE",
-                   help="the build's manifest.json, for --by-system (default: manifest.json beside the data file)")
+    manifest(p, "for --by-system")
     p.set_defaults(func=_reporting(_cmd_report))
 
     p = rules_sub.add_parser("check", help="validate; with --data, rules that never fire or are always shadowed "
@@ -397,8 +405,8 @@ def add_parser(sub) -> None:
     p = rules_sub.add_parser("tune", help="choose enabled rules and priorities on a validation file")
     common(p)
     p.add_argument("--out", required=True, metavar="NEW.yaml")
-    p.add_argument("--budget", type=_seconds, default=100.0, metavar="SECONDS", help="time budget (default 100)")
-    p.add_argument("--objective", choices=list(_OBJECTIVES), default="overall",
+    p.add_argument("--budget", type=seconds, default=100.0, metavar="SECONDS", help="time budget (default 100)")
+    p.add_argument("--objective", choices=list(OBJECTIVES), default="overall",
                    help="what to maximise: per-response accuracy over all turns (default), or the mean, or "
                         "the lowest, of the dialog systems' (these need the manifest)")
     p.add_argument("--force", action="store_true", help="tune even on what looks like a test split")

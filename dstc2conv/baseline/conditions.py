@@ -18,7 +18,7 @@ old spellings.
 from __future__ import annotations
 
 import re as std_re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import regex
@@ -78,10 +78,20 @@ def _too_slow(compiled) -> bool:
     return False
 
 
-def pattern_regex(template: str):
-    """A regex matching any rendering of a pattern (each field one token)."""
-    parts = FIELD_RE.split(template)
-    return regex.compile("".join(r"\S+" if i % 2 else regex.escape(p) for i, p in enumerate(parts)) + r"\Z")
+def pattern_regex(template: str, named: bool = False):
+    """A regex matching any rendering of a pattern (each field one token). ``named``:
+    its first {name} is captured as the group ``name``, and any other {name} must be the
+    same token."""
+    out, seen = [], False
+    for i, part in enumerate(FIELD_RE.split(template)):
+        if i % 2 == 0:
+            out.append(regex.escape(part))
+        elif named and part == "name":
+            out.append(r"(?P=name)" if seen else r"(?P<name>\S+)")
+            seen = True
+        else:
+            out.append(r"\S+")
+    return regex.compile("".join(out) + r"\Z")
 
 
 def bounded(rx: Regex, memo: dict):
@@ -116,13 +126,28 @@ class Invalid(Exception):
 @dataclass(frozen=True)
 class Choice:
     """The value of a condition over several things: ``mode`` any or all (one thing: any),
-    ``items`` compiled."""
+    ``items`` compiled. What any and all mean is written here only: ``holds`` and
+    ``within`` build a condition's test from what one item means."""
     mode: str
     items: tuple
 
-    @property
-    def combine(self):
-        return all if self.mode == "all" else any
+    def holds(self, test_of: Callable) -> Callable:
+        """The test (state, user, mentioned) that any / all of the items pass, each item's
+        test being ``test_of(item)``."""
+        tests = tuple(test_of(item) for item in self.items)
+        if len(tests) == 1:
+            return tests[0]
+        if self.mode == "all":
+            return every(tests)
+        return lambda s, u, m: any(test(s, u, m) for test in tests)
+
+    def within(self, found: Callable, keys=None) -> Callable:
+        """The test (state, user, mentioned) that any / all of the items (or of ``keys``,
+        one per item) are in the set ``found(state, user, mentioned)``."""
+        wanted = frozenset(self.items if keys is None else keys)
+        if self.mode == "all":
+            return lambda s, u, m: wanted <= found(s, u, m)
+        return lambda s, u, m: not wanted.isdisjoint(found(s, u, m))
 
 
 @dataclass(frozen=True)
@@ -221,19 +246,23 @@ FLAG_CHOICE = Kind("flags", _choice("flag", _flag), "flag")
 
 # ---------------------------------------------------------------- the registry
 
-@dataclass(frozen=True)
 class Env:
-    """What the tests of one rule set share: the foods served, what each regular
-    expression found per text (``memo``), and the patterns every gold bot turn is matched
-    against (``watched``: regex source -> compiled), filled in as tests are built."""
-    served: frozenset = frozenset()
-    memo: dict = field(default_factory=dict)
-    watched: dict = field(default_factory=dict)
+    """What the tests of one rule set share, filled in as they are built: the foods
+    served, what each regular expression found per text (``memo``), and the patterns every
+    gold bot turn is matched against (``watched``: regex source -> compiled, added to by
+    ``watch``)."""
 
-    def watch(self, patterns: tuple) -> frozenset:
+    def __init__(self, served: frozenset = frozenset()):
+        self.served = served
+        self.memo: dict = {}
+        self.watched: dict = {}
+
+    def watch(self, patterns: tuple) -> tuple:
+        """Match every gold bot turn against ``patterns`` (compiled); their keys (sources),
+        which the state's sets of matched patterns hold."""
         for pattern in patterns:
             self.watched[pattern.pattern] = pattern
-        return frozenset(p.pattern for p in patterns)
+        return tuple(p.pattern for p in patterns)
 
 
 @dataclass(frozen=True)
@@ -285,25 +314,23 @@ def _user_silent(value, env):
 
 @condition("user_words", WORDS, "the user turn has the word or phrase (at word boundaries)")
 def _user_words(value, env):
-    finds = [_cached(rx, env) for rx in value.items]
-    if len(finds) == 1:
-        cache, find = finds[0]
-        return lambda s, u, m: cache[u] if u in cache else find(u)
-    return lambda s, u, m: all(cache[u] if u in cache else find(u) for cache, find in finds)
+    # any: one expression of all the words (see _words); all: one per word
+    return value.holds(lambda rx: _in_user_turn(rx, env))
+
+
+def _in_user_turn(rx: Regex, env: Env):
+    cache, find = _cached(rx, env)
+    return lambda s, u, m: cache[u] if u in cache else find(u)
 
 
 @condition("user_regex", REGEX, "the regular expression is found in the user turn")
 def _user_regex(value, env):
-    cache, find = _cached(value, env)
-    return lambda s, u, m: cache[u] if u in cache else find(u)
+    return _in_user_turn(value, env)
 
 
 @condition("user_mentions", SLOT_CHOICE, "the user turn names a value of the slot (a value or synonym of the ontology)")
 def _user_mentions(value, env):
-    slots = frozenset(value.items)
-    if value.mode == "all":
-        return lambda s, u, m: slots <= m
-    return lambda s, u, m: not slots.isdisjoint(m)
+    return value.within(lambda s, u, m: m)
 
 
 @condition("user_said_before", REGEX, "the regular expression is found in some user turn so far, this one included")
@@ -316,10 +343,7 @@ def _user_said_before(value, env):
 
 @condition("prev_bot", PATTERN_CHOICE, "the previous gold bot turn matches the pattern")
 def _prev_bot(value, env):
-    keys = env.watch(value.items)
-    if value.mode == "all":
-        return lambda s, u, m: keys <= s.prev_matches
-    return lambda s, u, m: not keys.isdisjoint(s.prev_matches)
+    return value.within(lambda s, u, m: s.prev_matches, env.watch(value.items))
 
 
 @condition("prev_bot_regex", REGEX, "the regular expression is found in the previous gold bot turn")
@@ -330,42 +354,34 @@ def _prev_bot_regex(value, env):
 
 @condition("bot_said_before", PATTERN_CHOICE, "some earlier gold bot turn matches the pattern")
 def _bot_said_before(value, env):
-    keys = env.watch(value.items)
-    if value.mode == "all":
-        return lambda s, u, m: keys <= s.said
-    return lambda s, u, m: not keys.isdisjoint(s.said)
+    return value.within(lambda s, u, m: s.said, env.watch(value.items))
 
 
 # -- the state
 
 @condition("filled", SLOT_CHOICE, "the slot has a value (not dontcare, not unset)")
 def _filled(value, env):
-    combine, slots = value.combine, value.items
-    return lambda s, u, m: combine(getattr(s, x) not in EMPTY for x in slots)
+    return value.holds(lambda slot: lambda s, u, m: getattr(s, slot) not in EMPTY)
 
 
 @condition("unfilled", SLOT_CHOICE, "the slot has no value (dontcare or unset)")
 def _unfilled(value, env):
-    combine, slots = value.combine, value.items
-    return lambda s, u, m: combine(getattr(s, x) in EMPTY for x in slots)
+    return value.holds(lambda slot: lambda s, u, m: getattr(s, slot) in EMPTY)
 
 
 @condition("known", SLOT_CHOICE, "the slot is set (a value or dontcare)")
 def _known(value, env):
-    combine, slots = value.combine, value.items
-    return lambda s, u, m: combine(getattr(s, x) is not None for x in slots)
+    return value.holds(lambda slot: lambda s, u, m: getattr(s, slot) is not None)
 
 
 @condition("missing", SLOT_CHOICE, "the slot is unset")
 def _missing(value, env):
-    combine, slots = value.combine, value.items
-    return lambda s, u, m: combine(getattr(s, x) is None for x in slots)
+    return value.holds(lambda slot: lambda s, u, m: getattr(s, slot) is None)
 
 
 @condition("dontcare", SLOT_CHOICE, "the slot is dontcare")
 def _dontcare(value, env):
-    combine, slots = value.combine, value.items
-    return lambda s, u, m: combine(getattr(s, x) == DONTCARE for x in slots)
+    return value.holds(lambda slot: lambda s, u, m: getattr(s, slot) == DONTCARE)
 
 
 @condition("food_served", BOOL, "some restaurant serves (true) or none (false) the food (the ontology's `served`)")
@@ -401,10 +417,7 @@ def _has_current(value, env):
 
 @condition("marked", FLAG_CHOICE, "a state rule raised the flag (`mark`) earlier in the dialog")
 def _marked(value, env):
-    flags = frozenset(value.items)
-    if value.mode == "all":
-        return lambda s, u, m: flags <= s.flags
-    return lambda s, u, m: not flags.isdisjoint(s.flags)
+    return value.within(lambda s, u, m: s.flags)
 
 
 # ---------------------------------------------------------------- a when, compiled
@@ -526,6 +539,8 @@ def migration(name: str, value: Any) -> str | None:
     if old.name == old.new:
         if not isinstance(value, list):
             return None
+        if _written(value, old.combine) == "...":     # nothing to say it meant
+            return bare_list(name, value, CONDITIONS[name].kind.item)
         return (f"condition {name!r} takes a {CONDITIONS[name].kind.item} or {{any: [...]}} / {{all: [...]}}, "
                 f"not a bare list: write {rewrite(old, value)} (what the list meant before)")
     verb = "was removed" if old.negated else f"is now {old.new!r}"
@@ -533,9 +548,14 @@ def migration(name: str, value: Any) -> str | None:
 
 
 def bare_list(name: str, value: list, item: str) -> str:
-    """The problem with a bare list for a condition that was not written with one before."""
-    return (f"condition {name!r} takes a {item} or {{any: [...]}} / {{all: [...]}}, not a bare list: "
-            f"write {name}: {_written(value, 'any')} or {name}: {_written(value, 'all')}")
+    """The problem with a bare list for a condition that was not written with one before
+    (or one of anything but strings)."""
+    takes = f"condition {name!r} takes a {item} or {{any: [...]}} / {{all: [...]}}"
+    if _written(value, "any") == "...":
+        return f"{takes}, not {show(value)}" if not value else f"{takes}, not a bare list (of {item}s)"
+    if len(value) == 1:
+        return f"{takes}, not a bare list: write {name}: {_written(value, 'any')}"
+    return f"{takes}, not a bare list: write {name}: {_written(value, 'any')} or {name}: {_written(value, 'all')}"
 
 
 # ---------------------------------------------------------------- README tables

@@ -22,7 +22,7 @@ from ..task6 import NO_RESULT, RATING, Dialog, Exchange, Fact, is_api_call, read
 from .conditions import DONTCARE, FIELD_RE, SLOTS, Env, pattern_regex, predicates
 from .ruleset import Rule, RuleSet
 
-PLACEHOLDERS = {"food": "R_cuisine", "area": "R_location", "price": "R_price"}
+# slot -> the result lines' attribute of it, which is also its placeholder in an api_call
 ATTRIBUTE_OF = {"food": "R_cuisine", "area": "R_location", "price": "R_price"}
 
 
@@ -48,12 +48,9 @@ class State:
         self.history = ""              # the user turns so far, the current one included, one a line
         self.wording: str | None = None  # the pattern with {name} that prev_bot matches (say: {like: prev_bot})
 
-    def slot(self, name: str):
-        return getattr(self, name)
-
     def call_text(self) -> str:
         return "api_call " + " ".join(
-            v if v not in (None, DONTCARE) else PLACEHOLDERS[s] for s, v in zip(SLOTS, self.values()))
+            v if v not in (None, DONTCARE) else ATTRIBUTE_OF[s] for s, v in zip(SLOTS, self.values()))
 
     def values(self) -> tuple:
         return (self.food, self.area, self.price)
@@ -108,33 +105,22 @@ def turns_of(dialogs: list[Dialog]) -> list[Turn]:
     return out
 
 
-def read_turns(path: str | os.PathLike) -> list[Turn]:
-    """The bot turns of a task-6 file; a file with no dialogs, or no bot turns, is an error."""
-    turns = turns_of(read_dialogs(path))
+def read_file(path: str | os.PathLike) -> tuple[list[Dialog], list[Turn]]:
+    """The dialogs of a task-6 file and their bot turns; a file with no dialogs, or no
+    bot turns, is an error."""
+    dialogs = read_dialogs(path)
+    turns = turns_of(dialogs)
     if not turns:
         raise Dstc2ConvError("no bot turns", os.fspath(path))
-    return turns
+    return dialogs, turns
+
+
+def read_turns(path: str | os.PathLike) -> list[Turn]:
+    """The bot turns of a task-6 file (see ``read_file``)."""
+    return read_file(path)[1]
 
 
 # ---------------------------------------------------------------- rules
-
-def _name_regex(template: str):
-    """A pattern as a regex that captures its {name} (other fields: one token each)."""
-    import regex
-
-    out, named = [], False
-    for i, part in enumerate(FIELD_RE.split(template)):
-        if i % 2 == 0:
-            out.append(regex.escape(part))
-        elif part == "name" and not named:
-            out.append(r"(?P<name>\S+)")
-            named = True
-        elif part == "name":
-            out.append(r"(?P=name)")
-        else:
-            out.append(r"\S+")
-    return regex.compile("".join(out) + r"\Z")
-
 
 class Compiled:
     """A rule set turned into predicates and renderers, in priority order: ``state_rules``
@@ -150,7 +136,7 @@ class Compiled:
         self.ontology = ruleset.ontology
         self.spaced = dict(ruleset.ontology.spaced)
         named = [(name, t) for name, t in ruleset.patterns.items() if "{name}" in t]
-        self.namers = [_name_regex(t) for _, t in named]
+        self.namers = [pattern_regex(t, named=True) for _, t in named]
         self.wordings = [(name, pattern_regex(t)) for name, t in named]
         # the patterns conditions test gold bot turns against (prev_bot, bot_said_before);
         # per distinct bot utterance (they repeat a lot), which of them it matches, and its wording
@@ -170,8 +156,8 @@ class Compiled:
         return respond
 
     def observe(self, state: State, turn: Turn) -> None:
-        """Update the state with the gold bot turn (see ``observe``), the patterns it
-        matches and its wording."""
+        """Update the state with the gold bot turn (the module's ``observe`` function),
+        the patterns it matches and its wording."""
         gold = self._underscored(turn.gold)
         seen = self._seen.get(gold)
         if seen is None:
@@ -274,7 +260,7 @@ def observe(state: State, turn: Turn, gold: str | None = None) -> None:
         parts = gold.split()[1:]
         if len(parts) == 3:
             for slot, value in zip(SLOTS, parts):
-                if value != PLACEHOLDERS[slot]:
+                if value != ATTRIBUTE_OF[slot]:
                     setattr(state, slot, value)
                 elif getattr(state, slot) != DONTCARE:
                     setattr(state, slot, None)
@@ -367,5 +353,5 @@ def candidates(compiled: Compiled, turns: list[Turn]) -> list[dict[str, str]]:
     return out
 
 
-__all__ = ["State", "Turn", "turns_of", "read_turns", "Compiled", "Prediction", "every_response_rule", "choose",
-           "looked_up", "predict", "candidates", "observe"]
+__all__ = ["State", "Turn", "turns_of", "read_file", "read_turns", "Compiled", "Prediction", "every_response_rule",
+           "choose", "looked_up", "predict", "candidates", "observe"]

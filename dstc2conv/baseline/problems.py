@@ -9,14 +9,22 @@ from ..errors import Dstc2ConvError
 
 
 def show(value: Any) -> str:
-    """A value for a message, short (a list or mapping is not printed: it may be huge)."""
+    """A value for a message, short (a list or mapping is not printed: it may be huge),
+    true, false and null as YAML writes them."""
     if isinstance(value, dict):
-        return "a mapping"
+        return "a mapping" if value else "an empty mapping"
     if isinstance(value, list):
-        return "a list"
+        return "a list" if value else "an empty list"
     if value is None:
-        return "null (nothing)"
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
     return reprlib.repr(value)
+
+
+def count(n: int, noun: str) -> str:
+    """``1 rule``, ``2 rules``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import regex
 
@@ -35,17 +35,17 @@ def response_kind(text: str, namers: list, generic: dict) -> str:
     return " ".join(out)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Table:
     name: str              # rules, kinds, confusions
-    columns: list[str]
-    rows: list[list]       # cells: str, int, float (an accuracy), None (no turns)
+    columns: tuple         # column names
+    rows: tuple            # tuples of cells: str, int, float (an accuracy), None (no turns)
     more: int = 0          # rows left out
 
     def first(self, top: int | None) -> Table:
         if top is None or len(self.rows) <= top:
             return self
-        return Table(self.name, self.columns, self.rows[:top], len(self.rows) - top)
+        return replace(self, rows=self.rows[:top], more=len(self.rows) - top)
 
     def more_note(self) -> str:
         noun = self.name if self.more != 1 else self.name[:-1]
@@ -68,7 +68,7 @@ def tables(predictions: list[Prediction], turns: list[Turn], compiled: Compiled,
         rows.append({"rule": p.rule or "(none)", "correct": correct(p.text, t.gold), "kind": kind(t.gold),
                      "predicted": kind(p.text) if p.text else "(nothing)", "gold": t.gold.strip(),
                      "user": t.user, "system": systems[i] if systems else None})
-    names = sorted(set(systems), key=lambda s: (s == "?", s)) if systems else []
+    names = sorted(set(systems)) if systems else []      # as score.by_system orders them
     out = [_summary(rows, "rule", "fired", names), _summary(rows, "kind", "turns", names), _confusions(rows)]
     return [table.first(top) for table in out]
 
@@ -89,8 +89,8 @@ def _summary(rows: list[dict], key: str, count: str, systems: list[str]) -> Tabl
             row += [n, right / n if n else None]
         body.append(row)
     body.sort(key=lambda row: (-row[1], row[0]))
-    columns = [key, count, "correct", "accuracy"] + [f"{s} {c}" for s in systems for c in (count, "accuracy")]
-    return Table(key + "s", columns, body)
+    columns = (key, count, "correct", "accuracy") + tuple(f"{s} {c}" for s in systems for c in (count, "accuracy"))
+    return Table(key + "s", columns, tuple(map(tuple, body)))
 
 
 def _confusions(rows: list[dict]) -> Table:
@@ -103,7 +103,7 @@ def _confusions(rows: list[dict]) -> Table:
                                      [r["kind"], r["predicted"], 0, r["rule"], r["user"], r["gold"]])
             group[2] += 1
     body = sorted(found.values(), key=lambda row: -row[2])
-    return Table("confusions", ["kind", "predicted", "count", "rule", "user", "gold"], body)
+    return Table("confusions", ("kind", "predicted", "count", "rule", "user", "gold"), tuple(map(tuple, body)))
 
 
 # ---------------------------------------------------------------- writing
@@ -131,8 +131,8 @@ def as_text(table: Table) -> str:
     """Aligned columns, every one of them whatever the terminal's width; cells longer
     than CELL_WIDTH shortened, except rule ids."""
     keep = [c == "rule" for c in table.columns]
-    cells = [table.columns] + [[_cell(v) if k else _short(_cell(v)) for v, k in zip(row, keep)]
-                               for row in table.rows]
+    cells = [list(table.columns)] + [[_cell(v) if k else _short(_cell(v)) for v, k in zip(row, keep)]
+                                     for row in table.rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(table.columns))]
     lines = ["  ".join(c.rjust(w) if right else c.ljust(w) for c, w, right in zip(row, widths, _numeric(table)))
              .rstrip() for row in cells]

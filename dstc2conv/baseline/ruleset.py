@@ -46,6 +46,24 @@ MAX_DEPTH = 16              # not / any / all nested in one another
 
 
 @dataclass(frozen=True)
+class Written:
+    """Where a rule's ``id``, ``priority`` and ``enabled`` are written, so that ``tune``
+    can rewrite them in place. ``block``: the rule is a block mapping (one key a line);
+    ``indent``: the column of its keys; ``values``: for each of those keys present,
+    (key, (line, first column, end column) of its value), or (key, None) when the value
+    is not a plain value on the key's own line."""
+    block: bool
+    indent: int
+    values: tuple
+
+    def value(self, key: str) -> tuple[int, int, int] | None:
+        return dict(self.values).get(key)
+
+    def has(self, key: str) -> bool:
+        return key in dict(self.values)
+
+
+@dataclass(frozen=True)
 class Rule:
     id: str
     priority: int
@@ -59,6 +77,7 @@ class Rule:
     set: tuple                  # (slot, value) pairs
     mark: tuple = ()            # flags the rule raises for the rest of the dialog
     like: str | None = None     # say: {like: prev_bot}: the pattern that gold bot turn matched
+    written: Written | None = None   # where its keys are in the file (None: not from a file)
 
     @property
     def updates_state(self) -> bool:
@@ -82,6 +101,8 @@ class RuleSet:
     patterns: dict              # name -> template
     rules: tuple                # Rule, in file order
     ontology: Ontology
+    ontology_path: str = ""     # as the rule file writes it
+    ontology_file: str = ""     # that path from the rule file's folder
 
     def ordered(self) -> list[Rule]:
         return sorted((r for r in self.rules if r.enabled), key=rule_order)
@@ -117,6 +138,9 @@ class _Collect:
 class _Map(dict):
     line = 0
     key_lines: dict
+    flow = False
+    columns: dict       # key -> its column
+    spans: dict         # key -> (line, first column, end column) of a plain value on the key's line, else None
 
 
 class _Seq(list):
@@ -172,6 +196,9 @@ def _map(loader: _Loader, node: yaml.MappingNode) -> _Map:
     out = _Map()
     out.line = node.start_mark.line + 1
     out.key_lines = {}
+    out.columns = {}
+    out.spans = {}
+    out.flow = bool(node.flow_style)
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
         try:
@@ -183,6 +210,10 @@ def _map(loader: _Loader, node: yaml.MappingNode) -> _Map:
             loader.duplicates.append((key, key_node.start_mark.line + 1))
         out[key] = loader.construct_object(value_node, deep=True)
         out.key_lines[key] = key_node.start_mark.line + 1
+        out.columns[key] = key_node.start_mark.column
+        start, end = value_node.start_mark, value_node.end_mark
+        alone = isinstance(value_node, yaml.ScalarNode) and start.line == end.line == key_node.start_mark.line
+        out.spans[key] = (start.line + 1, start.column, end.column) if alone else None
     return out
 
 
@@ -357,18 +388,18 @@ def _combine(op: str, value: Any, patterns: dict, line: int, rule_id: str | None
         return None
     if op == "not":
         if not isinstance(value, _Map) or not value:
-            bad(f"'not' takes a mapping of conditions, not {show(value)}", line, rule_id)
+            bad(f"'not' takes a non-empty mapping of conditions, not {show(value)}", line, rule_id)
             return None
         branches, lines = [value], [line]
     else:
         if not isinstance(value, _Seq) or not value:
-            bad(f"{op!r} takes a list of mappings of conditions, not {show(value)}", line, rule_id)
+            bad(f"{op!r} takes a non-empty list of mappings of conditions, not {show(value)}", line, rule_id)
             return None
         branches, lines = value, value.item_lines
     built = []
     for branch, at in zip(branches, lines):
         if not isinstance(branch, _Map) or not branch:
-            bad(f"{op!r}: each item is a mapping of conditions, not {show(branch)}", at, rule_id)
+            bad(f"{op!r}: each item is a non-empty mapping of conditions, not {show(branch)}", at, rule_id)
             return None
         built.append(_when(branch, patterns, rule_id, bad, depth + 1))
     return Combine(op, tuple(built), line) if all(b is not None for b in built) else None
@@ -405,6 +436,8 @@ def _patterns(data: _Map, bad: _Collect) -> dict:
 def _empty_map() -> _Map:
     out = _Map()
     out.key_lines = {}
+    out.columns = {}
+    out.spans = {}
     return out
 
 
@@ -442,12 +475,18 @@ def _rule(item: Any, index: int, line: int, patterns: dict, ontology: Ontology |
         when = _empty_map()
     conditions = _when(when, patterns, rule_id, bad)
     say, like = item.get("say"), None
+    takes = f"'say' takes a pattern name or {' or '.join(f'{{like: {name}}}' for name in LIKE)}"
     if isinstance(say, dict):
         like = say.get("like") if list(say) == ["like"] else None
-        if like not in LIKE:
-            bad(f"'say' takes a pattern name or {{like: prev_bot}}, not {show(say)}", at("say"), rule_id)
+        if list(say) == ["like"] and like not in LIKE:
+            bad(f"'say': 'like' takes {' or '.join(LIKE)}, not {show(like)}", at("say"), rule_id)
+        elif like not in LIKE:
+            keys = ", ".join(repr(k) for k in say)
+            bad(f"{takes}, not {f'a mapping with {keys}' if say else show(say)}", at("say"), rule_id)
         say = None
-    elif say is not None and (not isinstance(say, str) or say not in patterns):
+    elif say is not None and not isinstance(say, str):
+        bad(f"{takes}, not {show(say)}", at("say"), rule_id)
+    elif say is not None and say not in patterns:
         bad(f"no pattern named {show(say)}", at("say"), rule_id)
     sets = item.get("set")
     if sets is None:
@@ -483,14 +522,18 @@ def _rule(item: Any, index: int, line: int, patterns: dict, ontology: Ontology |
         bad("'offer' goes with 'say' (a response that names the restaurant offered)", at("offer"), rule_id)
     if len(bad.problems) > count or conditions is None:
         return None
+    written = Written(not item.flow, item.columns["id"], tuple((key, item.spans[key]) for key in ("id", "priority", "enabled")
+                                                   if key in item))
     return Rule(rule_id, priority, index, line, flags["enabled"], conditions, say, api_call, offer,
-                tuple(sets.items()), marks, like)
+                tuple(sets.items()), marks, like, written)
 
 
-def load_rules(path: str | os.PathLike) -> RuleSet:
-    """Load and validate a rule file; raise RuleFileError carrying every problem found."""
+def load_rules(path: str | os.PathLike, text: str | None = None) -> RuleSet:
+    """Load and validate a rule file; raise RuleFileError carrying every problem found.
+    With ``text``, that is read as the file's content instead (its ontology still found
+    from ``path``'s folder)."""
     path = os.fspath(path)
-    raw = read_bytes(path)
+    raw = read_bytes(path) if text is None else text.encode("utf-8")
     bad = _Collect(path)
     data = _load_yaml(_decode(raw, path), path, bad)
     if not isinstance(data, _Map):
@@ -500,15 +543,17 @@ def load_rules(path: str | os.PathLike) -> RuleSet:
             bad(f"unknown key {show(key)} (known: {', '.join(sorted(TOP_KEYS))})", data.key_lines[key])
     ontology = None
     ontology_path = data.get("ontology")
+    ontology_file = ""
     if not isinstance(ontology_path, str) or not ontology_path:
         bad("'ontology' must name an ontology file", data.key_lines.get("ontology", data.line))
     else:
+        ontology_file = os.path.join(os.path.dirname(path), ontology_path)
         try:
-            ontology = load_ontology(os.path.join(os.path.dirname(path), ontology_path))
+            ontology = load_ontology(ontology_file)
         except RuleFileError as exc:
             bad.problems.extend(exc.problems)
         except Dstc2ConvError as exc:     # cannot read it
-            bad.problems.append(Problem(exc.path, exc.line, exc.message))
+            bad(f"ontology {ontology_path!r} ({ontology_file}): {exc.message}", data.key_lines["ontology"])
     patterns = _patterns(data, bad)
     items = data.get("rules")
     rules = []
@@ -543,4 +588,4 @@ def load_rules(path: str | os.PathLike) -> RuleSet:
     bad.problems.sort(key=lambda p: (p.path != path, p.path, p.line or 0))
     bad.raise_any()
     return RuleSet(path, rules_sha256(hashlib.sha256(raw).hexdigest(), ontology.sha256), patterns, tuple(rules),
-                   ontology)
+                   ontology, ontology_path, ontology_file)

@@ -14,7 +14,6 @@ not need changed (see ``_priorities``).
 """
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -22,9 +21,9 @@ from dataclasses import dataclass, replace
 from ..errors import Dstc2ConvError
 from ..evaluate.responses import Score, by_system, correct
 from .engine import Compiled, Turn, candidates, choose, every_response_rule, looked_up
-from .ruleset import Rule, RuleSet, rule_order
+from .objectives import OBJECTIVES, value as _value
+from .ruleset import Rule, RuleSet, load_rules, rule_order
 
-OBJECTIVES = ("overall", "mean-system", "worst-system")
 
 
 @dataclass(frozen=True)
@@ -62,13 +61,6 @@ def _hit(matched: tuple, responders: list) -> bool:
 def _active(order: list[str], enabled: dict) -> list:
     """Responders for the enabled rules of ``order``, in that order (see ``_hit``)."""
     return looked_up([rule_id for rule_id in order if enabled[rule_id]])
-
-
-def _value(objective: str, right: list[int], totals: list[int]) -> float:
-    if objective == "overall":
-        return sum(right) / sum(totals)
-    rates = [r / t for r, t in zip(right, totals)]
-    return sum(rates) / len(rates) if objective == "mean-system" else min(rates)
 
 
 def tune(ruleset: RuleSet, turns: list[Turn], budget_seconds: float = 100.0, progress=None,
@@ -222,52 +214,74 @@ def _priorities(old: list[Rule], order: list[str]) -> dict[str, int]:
 
 
 def write_tuned(source_text: str, ruleset: RuleSet, tuned: Tuned) -> str:
-    """The rule file with the tuned priorities and enabled flags, comments kept: only the
-    values that changed are rewritten (a tune that changes nothing gives the same text)."""
+    """The rule file (``source_text``, the file ``ruleset`` was loaded from) with the tuned
+    priorities and enabled flags, comments kept: only the values that changed are
+    rewritten, in place (a tune that changes nothing gives the same text); a key a rule
+    lacks goes on a line of its own after its ``id``. A rule that needs a change but is
+    not written one key a line (flow style, or the value not alone on its key's line) is
+    refused. The text is loaded back (from ``ruleset.path``'s folder) before it is
+    given: Dstc2ConvError unless every rule reads with its tuned priority and flag."""
     lines = source_text.split("\n")
-    starts = sorted(r.line for r in ruleset.rules)
     new = {r.id: r for r in tuned.rules}
-    edits: dict[int, str] = {}
-    inserts: dict[int, str] = {}
+    edits: dict[int, list] = {}        # line index -> [(first column, end column, new value)]
+    inserts: dict[int, list] = {}      # line index -> lines to insert after it
     for rule in ruleset.rules:
         target = new[rule.id]
-        if (target.priority, target.enabled) == (rule.priority, rule.enabled):
+        wanted = [(key, value) for key, value, old in (("priority", str(target.priority), rule.priority),
+                                                       ("enabled", str(target.enabled).lower(), rule.enabled))
+                  if getattr(target, key) != old]
+        if not wanted:
             continue
-        end = next((s for s in starts if s > rule.line), len(lines) + 1)
-        block = range(rule.line - 1, end - 1)
-        priority_at = next((i for i in block if _key(lines[i]) == "priority"), None)
-        enabled_at = next((i for i in block if _key(lines[i]) == "enabled"), None)
-        indent = _indent(lines[priority_at] if priority_at is not None else lines[rule.line - 1].replace("-", " ", 1))
-        if target.priority != rule.priority:
-            if priority_at is not None:
-                edits[priority_at] = _set_value(lines[priority_at], str(target.priority))
+        written = rule.written
+        for key, value in wanted:
+            where = _where(rule, key, ruleset.path)
+            if written.has(key):
+                line, start, end = where
+                edits.setdefault(line - 1, []).append((start, end, value))
             else:
-                inserts[rule.line - 1] = f"{indent}priority: {target.priority}"
-        if target.enabled != rule.enabled:
-            flag = "true" if target.enabled else "false"
-            if enabled_at is not None:
-                edits[enabled_at] = _set_value(lines[enabled_at], flag)
-            else:
-                at = priority_at if priority_at is not None else rule.line - 1
-                inserts[at] = (inserts[at] + "\n" if at in inserts else "") + f"{indent}enabled: {flag}"
+                line = where[0]
+                ending = "\r" if lines[line - 1].endswith("\r") else ""
+                inserts.setdefault(line - 1, []).append(f"{' ' * written.indent}{key}: {value}{ending}")
     out = []
     for i, line in enumerate(lines):
-        out.append(edits.get(i, line))
-        if i in inserts:
-            out.append(inserts[i])
-    return "\n".join(out)
+        for start, end, value in sorted(edits.get(i, ()), reverse=True):
+            line = line[:start] + value + line[end:]
+        out.append(line)
+        out.extend(inserts.get(i, ()))
+    text = "\n".join(out)
+    _check_written(text, ruleset.path, tuned)
+    return text
 
 
-def _set_value(line: str, value: str) -> str:
-    """``key: value`` with a new value; what comes before it and a comment after it kept."""
-    found = re.match(r"([^:]*:\s*)\S+(.*)", line)
-    return found.group(1) + value + found.group(2)
+def _where(rule: Rule, key: str, path: str) -> tuple[int, int, int]:
+    """Where ``key``'s value is, or for a key the rule lacks, where its ``id`` is (the
+    new key goes on the next line); Dstc2ConvError when it cannot be rewritten in place."""
+    written = rule.written
+    if written is None:
+        raise Dstc2ConvError(f"cannot rewrite rule {rule.id!r} in place: where it is written is not known", path)
+    if not written.block:
+        raise Dstc2ConvError(f"cannot rewrite rule {rule.id!r} in place: it is written in flow style "
+                             f"({{id: ..., ...}}); write it one key a line to tune it", path, rule.line)
+    at = written.value(key) if written.has(key) else written.value("id")
+    if at is None:
+        which = key if written.has(key) else "id"
+        raise Dstc2ConvError(f"cannot rewrite rule {rule.id!r} in place: its {which!r} is not a plain value on "
+                             f"the line of its key; write it so to tune it", path, rule.line)
+    return at
 
 
-def _key(line: str) -> str | None:
-    stripped = line.strip().lstrip("- ").strip()
-    return stripped.split(":", 1)[0] if ":" in stripped else None
-
-
-def _indent(line: str) -> str:
-    return line[: len(line) - len(line.lstrip())]
+def _check_written(text: str, path: str, tuned: Tuned) -> None:
+    """Load ``text`` as the rule file at ``path``: every rule must have its tuned priority
+    and enabled flag."""
+    try:
+        loaded = load_rules(path, text)
+    except Dstc2ConvError as exc:
+        first = Dstc2ConvError(exc.message, exc.path, exc.line, exc.rule_id)     # a RuleFileError's first problem
+        raise Dstc2ConvError(f"the tuned rule file would not load ({first}): nothing written", path) from None
+    got = {r.id: (r.priority, r.enabled) for r in loaded.rules}
+    for rule in tuned.rules:
+        if got.get(rule.id) != (rule.priority, rule.enabled):
+            found = got.get(rule.id)
+            raise Dstc2ConvError(f"the tuned rule file would read rule {rule.id!r} with "
+                                 f"{'no such rule' if found is None else f'priority {found[0]}, enabled {found[1]}'},"
+                                 f" not priority {rule.priority}, enabled {rule.enabled}: nothing written", path)
