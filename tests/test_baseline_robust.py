@@ -292,7 +292,7 @@ def test_history_lives_in_the_user_cache_not_beside_the_data(write, capsys, tmp_
     assert kept.startswith(str(tmp_path / "cache" / "dstc2conv" / "history") + os.sep)
     assert os.path.basename(kept).startswith("data.txt-") and os.path.exists(kept)
     assert "per-response accuracy  100.00%  (4/4)" in second.out
-    assert "since the last score   +25.00% per response (1 turns now right, 0 now wrong)" in second.out
+    assert "since the last score   +25.00% per response (1 turn now right, 0 now wrong)" in second.out
     # the old prediction and the new one
     assert ("  now right: dialog 1 line 3  user: 'thai please'  gold: 'Which food?'  "
             "was: '' (no rule)  now: 'Which food?' (ask-food)") in second.out

@@ -249,7 +249,7 @@ def test_rescoring_shows_what_changed(files, capsys, tmp_path):
     rules, data = files()   # the user edits the priority back
     assert run(["rules", "score", "--rules", rules, "--data", data, *history]) == 0
     out = capsys.readouterr().out
-    assert "+9.09% per response (1 turns now right, 0 now wrong)" in out
+    assert "+9.09% per response (1 turn now right, 0 now wrong)" in out
     assert "now right: dialog 2 line 16" in out
 
 

@@ -145,7 +145,7 @@ def _print_score(args, now, systems, change, turns, predictions, seconds) -> Non
     if change is not None:
         delta = now.per_response - change.previous.per_response
         print(f"since the last score   {delta:+.2%} per response "
-              f"({len(change.flipped_right)} turns now right, {len(change.flipped_wrong)} now wrong)")
+              f"({count(len(change.flipped_right), 'turn')} now right, {len(change.flipped_wrong)} now wrong)")
         for label, positions in (("now right", change.flipped_right), ("now wrong", change.flipped_wrong)):
             for i in positions[: args.flips]:
                 t, p, b = turns[i], predictions[i], change.before[i]
