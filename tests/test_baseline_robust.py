@@ -107,7 +107,7 @@ rules:
     when: {user_words: {any: [[phone, number], 3, null]}}
     say: bye
   - id: mark-food
-    when: {user_silent: yes}
+    when: {user_silent: true}
     set: {food: thai}
     offer: true
   - id: bye
@@ -164,6 +164,12 @@ def test_problems_are_frozen_values_and_the_error_pickles(write):
     (("    say: bye\n", "    say: bye\n    enabled: \"false\"\n"), 16,
      "'enabled' must be true or false, not 'false'", "bye"),
     (("    say: bye\n", "    say: bye\n    enabled: 0\n"), 16, "'enabled' must be true or false, not 0", "bye"),
+    # YAML 1.1's other spellings of true and false are not taken for them
+    (("    say: bye\n", "    say: bye\n    enabled: no\n"), 16, "'enabled' must be true or false, not 'no'", "bye"),
+    (("{first_turn: true}", "{first_turn: yes}"), 10, "condition 'first_turn' takes true or false, not 'yes'",
+     "greet"),
+    (("{first_turn: true}", "{first_turn: On}"), 10, "condition 'first_turn' takes true or false, not 'On'",
+     "greet"),
     (("    say: bye\n", "    say: bye\n    api_call: 1\n"), 16, "'api_call' must be true or false, not 1", "bye"),
     (("    say: bye\n", "    say: bye\n    note: [a]\n"), 16, "'note' must be text, not a list", "bye"),
     (("    priority: 90\n", "    priority: true\n"), 13, "'priority' must be an integer, not true", "bye"),

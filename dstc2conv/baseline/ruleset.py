@@ -226,6 +226,13 @@ def _seq(loader: _Loader, node: yaml.SequenceNode) -> _Seq:
 
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _map)
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _seq)
+# true and false are the only yes/no values: YAML 1.1 would also read yes, no, on and off
+# as true or false, which the types' strictness would then let through
+_BOOL = "tag:yaml.org,2002:bool"
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != _BOOL]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_Loader.add_implicit_resolver(_BOOL, regex.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
 
 
 def _load_yaml(text: str, path: str, bad: _Collect):
