@@ -16,6 +16,20 @@ def read_bytes(path: str) -> bytes:
         raise Dstc2ConvError(f"cannot read: {exc.strerror}", path) from None
 
 
+def read_text(path: str, what: str) -> str:
+    """The text of a UTF-8 file, its line ends as they are; Dstc2ConvError, one line
+    naming the file, if it cannot be read (``what``: what it should be, for a folder)."""
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            return fh.read()
+    except UnicodeDecodeError as exc:
+        raise Dstc2ConvError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path) from None
+    except IsADirectoryError:
+        raise Dstc2ConvError(f"is a directory, not {what}", path) from None
+    except OSError as exc:
+        raise Dstc2ConvError(f"cannot read: {exc.strerror}", path) from None
+
+
 def sha256_file(path: str) -> str:
     digest = hashlib.sha256()
     try:

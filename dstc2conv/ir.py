@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from .baseline.engine import Turn
 from .errors import Dstc2ConvError
+from .files import read_text
 from .evaluate.responses import Score, outcomes, score
 
 INPUTS = ("last", "conversation")
@@ -37,15 +38,7 @@ def words(text: str) -> list[str]:
 def read_candidates(path: str) -> tuple[str, ...]:
     """The responses of a candidates file (``1 <utterance>`` a line), distinct (compared
     stripped; the first kept) and in file order."""
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            lines = fh.read().split("\n")
-    except UnicodeDecodeError as exc:
-        raise Dstc2ConvError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path) from None
-    except IsADirectoryError:
-        raise Dstc2ConvError("is a directory, not a candidates file", path) from None
-    except OSError as exc:
-        raise Dstc2ConvError(f"cannot read: {exc.strerror}", path) from None
+    lines = read_text(path, "a candidates file").split("\n")
     texts = []
     for lineno, line in enumerate(lines, 1):
         line = line.rstrip("\r")

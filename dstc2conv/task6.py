@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Iterable, Iterator, Union
 
 from .errors import Dstc2ConvError
+from .files import read_text
 
 NO_RESULT = "api_call no result"
 SILENCE = "<SILENCE>"
@@ -146,15 +147,7 @@ def _cut(text: str, width: int = 60) -> str:
 def read(path: str | os.PathLike) -> list[Dialog]:
     """Read a task-6 file; the error names the file and the line."""
     path = os.fspath(path)
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:  # lines end at \n only, as for parse()
-            return parse(fh.read(), path)
-    except UnicodeDecodeError as exc:
-        raise Dstc2ConvError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path) from None
-    except IsADirectoryError:
-        raise Dstc2ConvError("is a directory, not a task-6 file", path) from None
-    except OSError as exc:
-        raise Dstc2ConvError(f"cannot read: {exc.strerror}", path) from None
+    return parse(read_text(path, "a task-6 file"), path)   # lines end at \n only, as for parse()
 
 
 def read_dialogs(path: str | os.PathLike) -> list[Dialog]:

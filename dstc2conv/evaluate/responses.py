@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..errors import Dstc2ConvError
+from ..files import read_text
 from .response_kinds import NAMES, kind_of
 
 if TYPE_CHECKING:
@@ -112,15 +113,7 @@ def read_predictions(path: str) -> tuple[str, ...]:
     ``\\r`` before it is whitespace, stripped when compared); a UTF-8 byte-order mark at
     the start is dropped. A tab is an error: no task-6 bot utterance holds one, so the
     file is not one utterance a line (a task-6 file, or columns)."""
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            text = fh.read()
-    except UnicodeDecodeError as exc:
-        raise Dstc2ConvError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path) from None
-    except IsADirectoryError:
-        raise Dstc2ConvError("is a directory, not a predictions file", path) from None
-    except OSError as exc:
-        raise Dstc2ConvError(f"cannot read: {exc.strerror}", path) from None
+    text = read_text(path, "a predictions file")
     if text.startswith("\ufeff"):
         text = text[1:]
     lines = text.split("\n")
