@@ -18,7 +18,7 @@ from .convert import Ontology, convert_call, make_lexicon
 from .dstc2 import Call
 from .errors import Dstc2ConvError
 from .files import sha256_file
-from .inputs import DEFAULT_RAW_DIR, Inputs, default_sources, gather, held_splits, needed_flists
+from .inputs import DEFAULT_RAW_DIR, Inputs, default_sources, downloads_in, gather, held_splits, needed_flists
 from .kb import KB, format_kb, kb_from_acts, read_kb
 from .outputs import MANIFEST, OutputFolder
 from .task6 import Dialog, Exchange, read, serialize
@@ -249,7 +249,7 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
         log(f"--jobs {options.jobs}: this machine has {jobs} cores; using {jobs} processes")
     splits = wanted_splits(options.split)
     if options.raw:
-        paths, is_sample = list(options.raw), False
+        paths, is_sample = [p for given in options.raw for p in downloads_in(given)], False
     else:
         paths, is_sample = default_sources(options.raw_dir)
         if is_sample:

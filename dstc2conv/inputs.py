@@ -82,6 +82,18 @@ def default_sources(raw_dir: str = DEFAULT_RAW_DIR) -> tuple[list[str], bool]:
     return [sample_dir()], True
 
 
+def downloads_in(path: str) -> list[str]:
+    """An input named with --raw: a tarball or a release folder is itself; a folder of
+    downloads (as ``data_raw/``) stands for the tarballs and release folders in it."""
+    if not os.path.isdir(path) or _is_release_folder(path):
+        return [path]
+    found, is_sample = default_sources(path)
+    if is_sample:
+        raise Dstc2ConvError("holds no DSTC2 data: neither data/ and scripts/config/ (an unpacked release) "
+                             "nor DSTC2 tarballs", path)
+    return found
+
+
 def _is_release_folder(path: str) -> bool:
     return os.path.isdir(os.path.join(path, "scripts", "config")) or os.path.isdir(os.path.join(path, "data"))
 

@@ -382,6 +382,21 @@ def test_the_sample_set_gives_way_to_the_corpus(tmp_path, capsys, monkeypatch, o
     assert (tmp_path / "outputs" / TRN).read_bytes() == before
 
 
+def test_a_folder_of_downloads_as_raw(tmp_path, capsys, official):
+    """--raw data_raw: a folder of tarballs stands for the tarballs in it; a folder
+    holding no DSTC2 data is one line."""
+    code, _ = _build(capsys, tmp_path / "a", "all", official["traindev"], official["test"])
+    assert code == 0
+    code, _ = _build(capsys, tmp_path / "b", "all", official["traindev"].parent)
+    assert code == 0
+    for name in (TRN, DEV, TST, CANDIDATES, KB_FILE):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    (tmp_path / "empty").mkdir()
+    code, err = _build(capsys, tmp_path / "c", "all", tmp_path / "empty")
+    assert code == 2 and err == (f"dstc2conv: error: {tmp_path / 'empty'}: holds no DSTC2 data: neither data/ and "
+                                 "scripts/config/ (an unpacked release) nor DSTC2 tarballs\n")
+
+
 def test_a_failed_write_leaves_the_old_set(tmp_path, capsys, monkeypatch):
     out = tmp_path / "o"
     assert _build(capsys, out, "test", SAMPLE)[0] == 0
