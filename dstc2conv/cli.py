@@ -167,6 +167,8 @@ def run(argv: list[str] | None = None) -> int:
         print(f"dstc2conv: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        # outputs are written whole or not at all (a build's set, next build finishing it)
+        print("dstc2conv: interrupted: what was being written is left as it was", file=sys.stderr)
         return 130
 
 
