@@ -104,9 +104,26 @@ def make_lexicon(ontology: Ontology, kb: KB) -> Lexicon:
 
 
 def _alternation(phrases) -> re.Pattern:
-    """One pattern matching any of ``phrases``, the longest where several start at one place."""
-    phrases = sorted(phrases, key=lambda p: (-len(p), p))
-    return re.compile("|".join(re.escape(p) for p in phrases) if phrases else r"(?!x)x")
+    """One pattern matching any of ``phrases``, the longest where several start at one
+    place. It is shaped as their trie (``ab(?:c|d(?:e)?)?`` for ab, abc, abd, abde), so
+    that at each place the engine follows one path instead of trying every phrase."""
+    trie: dict = {}
+    for phrase in phrases:
+        node = trie
+        for char in phrase:
+            node = node.setdefault(char, {})
+        node[""] = {}   # a phrase ends here
+    return re.compile(_trie_pattern(trie) if trie else r"(?!x)x")
+
+
+def _trie_pattern(node: dict) -> str:
+    branches = [re.escape(char) + _trie_pattern(child) for char, child in sorted(node.items()) if char]
+    if not branches:
+        return ""
+    pattern = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    if "" in node:   # a phrase may end here: a longer one is tried first
+        pattern = f"(?:{pattern})?" if len(branches) == 1 else pattern + "?"
+    return pattern
 
 
 # ---------------------------------------------------------------- cleaning
