@@ -16,6 +16,11 @@ import zlib
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
+try:  # isal's igzip inflates gzip about twice as fast as zlib
+    from isal.igzip import open as _gunzip
+except ImportError:  # the standard library's: the same bytes, slower
+    from gzip import open as _gunzip
+
 try:  # orjson parses DSTC2's large log.json files about twice as fast as json
     from orjson import JSONDecodeError, loads as _loads
 except ImportError:  # pragma: no cover - orjson is a declared dependency
@@ -207,46 +212,133 @@ def _mine(session: str, part: tuple[int, int]) -> bool:
 
 def _read_tarball(path: str, wanted, part: tuple[int, int] = (0, 1), ontology_only: bool = False,
                   asr: bool = False) -> Source:
-    pending: dict[str, dict[str, bytes]] = {}
-    calls: dict[str, Call] = {}
-    flists: dict[str, tuple[str, ...]] = {}
-    ontology = ontology_path = None
     try:
-        with tarfile.open(path, "r:*") as tf:
-            for member in tf:
-                if not member.isfile():
-                    continue
-                name = member.name
-                base = name.rsplit("/", 1)[-1]
-                if base.endswith(".flist") or base == ONTOLOGY:
-                    data = tf.extractfile(member).read()
-                    where = f"{path}:{name}"
-                    if base == ONTOLOGY:
-                        ontology, ontology_path = _json(data, where), where
-                        if ontology_only:
-                            break
-                    else:
-                        flists[base] = _flist(_decode(data, where), where)
-                    continue
-                found = _session_of(name)
-                if found is None:
-                    continue
-                session, kind = found
-                if wanted is not None and session not in wanted or not _mine(session, part):
-                    continue
-                parts = pending.setdefault(session, {})
-                parts[kind] = tf.extractfile(member).read()
-                if len(parts) == 2:
-                    del pending[session]
-                    calls[session] = parse_call(session, parts["log.json"], parts["label.json"], path, asr)
+        return _read_members(path, _plain_members(path), wanted, part, ontology_only, asr)
+    except _NotPlain:
+        pass   # read it again with tarfile, which reads every kind of tarball or says what is wrong
+    try:
+        return _read_members(path, _tarfile_members(path), wanted, part, ontology_only, asr)
     except FileNotFoundError:
         raise Dstc2ConvError("no such file", path) from None
     except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
         raise Dstc2ConvError(f"cannot read the tarball (truncated or not a tarball?): {exc}", path) from None
+
+
+def _read_members(path: str, members, wanted, part: tuple[int, int], ontology_only: bool, asr: bool) -> Source:
+    """The Source of a tarball, from its regular files: (name, bytes) in tarball order."""
+    pending: dict[str, dict[str, bytes]] = {}
+    calls: dict[str, Call] = {}
+    flists: dict[str, tuple[str, ...]] = {}
+    ontology = ontology_path = None
+    for name, data in members:
+        base = name.rsplit("/", 1)[-1]
+        if base.endswith(".flist") or base == ONTOLOGY:
+            where = f"{path}:{name}"
+            if base == ONTOLOGY:
+                ontology, ontology_path = _json(data, where), where
+                if ontology_only:
+                    break
+            else:
+                flists[base] = _flist(_decode(data, where), where)
+            continue
+        found = _session_of(name)
+        if found is None:
+            continue
+        session, kind = found
+        if wanted is not None and session not in wanted or not _mine(session, part):
+            continue
+        parts = pending.setdefault(session, {})
+        parts[kind] = data
+        if len(parts) == 2:
+            del pending[session]
+            calls[session] = parse_call(session, parts["log.json"], parts["label.json"], path, asr)
     for session, parts in sorted(pending.items()):
         missing = "log.json" if "log.json" not in parts else "label.json"
         raise Dstc2ConvError(f"call {session} has no {missing}", path)
     return Source(path, _named_flists(flists), ontology, calls, ontology_path)
+
+
+class _NotPlain(Exception):
+    """A tarball that ``_plain_members`` does not read."""
+
+
+def _plain_members(path: str):
+    """(name, bytes) of each regular file of a gzipped or uncompressed tarball, in order,
+    read as tarfile reads them, only faster: ``_gunzip``, and a tar reader that knows only
+    files, folders and pax headers. Anything else (bzip2, xz, GNU long names, links, a
+    bad checksum, a truncated tarball) raises _NotPlain before or as it is met."""
+    try:
+        with open(path, "rb") as fh:
+            gzipped = fh.read(2) == b"\x1f\x8b"
+        with (_gunzip(path) if gzipped else open(path, "rb")) as fh:
+            read = fh.read
+            first, pax = True, None
+            while True:
+                header = read(512)
+                if len(header) < 512 or not header.strip(b"\0"):
+                    if first or pax is not None:
+                        raise _NotPlain
+                    return   # the end-of-archive block; tarfile too ends at a missing or cut header
+                first = False
+                if sum(header[:148]) + sum(header[156:]) + 256 != _octal(header[148:156]):
+                    raise _NotPlain
+                size, kind = _octal(header[124:136]), header[156:157]
+                if kind == b"5" and size == 0:
+                    pax = None
+                    continue
+                if kind not in (b"0", b"\0", b"x"):
+                    raise _NotPlain
+                data = read(size)
+                padding = -size % 512
+                if len(data) < size or len(read(padding)) < padding:
+                    raise _NotPlain
+                if kind == b"x":
+                    pax = _pax_fields(data)
+                    continue
+                name = _text(header[:100])
+                prefix = _text(header[345:500])
+                name = f"{prefix}/{name}" if prefix else name
+                if pax is not None:
+                    name = pax[b"path"].decode("utf-8", "surrogateescape") if b"path" in pax else name
+                    if b"size" in pax and int(pax[b"size"]) != size:
+                        raise _NotPlain
+                    pax = None
+                if name.endswith("/"):
+                    raise _NotPlain
+                yield name, data
+    except _NotPlain:
+        raise
+    except Exception:   # whatever went wrong, tarfile says it
+        raise _NotPlain from None
+
+
+def _octal(field: bytes) -> int:
+    return int(field.split(b"\0", 1)[0].strip() or b"0", 8)
+
+
+def _text(field: bytes) -> str:
+    return field.split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
+
+
+def _pax_fields(data: bytes) -> dict[bytes, bytes]:
+    """The records of a pax header (``<length> <key>=<value>\\n``); _NotPlain for those
+    that change how the member is read."""
+    fields, at = {}, 0
+    while at < len(data) and data[at]:
+        space = data.index(b" ", at)
+        end = at + int(data[at:space])
+        key, equals, value = data[space + 1:end - 1].partition(b"=")
+        if not equals or data[end - 1:end] != b"\n" or key.startswith(b"GNU.sparse") or key == b"hdrcharset":
+            raise _NotPlain
+        fields[key], at = value, end
+    return fields
+
+
+def _tarfile_members(path: str):
+    with tarfile.open(path, "r:*") as tf:
+        for member in tf:
+            if member.isfile():
+                yield member.name, tf.extractfile(member).read()
 
 
 def _decode(data: bytes, where: str) -> str:
