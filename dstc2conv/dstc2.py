@@ -21,6 +21,11 @@ try:  # isal's igzip inflates gzip about twice as fast as zlib
 except ImportError:  # the standard library's: the same bytes, slower
     from gzip import open as _gunzip
 
+try:  # msgspec decodes only the fields the conversion reads (see _typed_call)
+    import msgspec
+except ImportError:  # each call is read by _strict_call alone: the same Calls, slower
+    msgspec = None
+
 try:  # orjson parses DSTC2's large log.json files about twice as fast as json
     from orjson import JSONDecodeError, loads as _loads
 except ImportError:  # pragma: no cover - orjson is a declared dependency
@@ -128,6 +133,93 @@ def _heard(log_turn, path: str, turn: int) -> str:
 def parse_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str, asr: bool = False) -> Call:
     """Build a Call from the bytes of its log.json and label.json; ``where`` names the files.
     ``asr``: also read each turn's live ASR top hypothesis (``Turn.heard``)."""
+    call = _typed_call(session, log_bytes, label_bytes, where, asr) if msgspec is not None else None
+    return call or _strict_call(session, log_bytes, label_bytes, where, asr)
+
+
+if msgspec is not None:
+    # Typed decoders for what the conversion reads: the rest of each file (most of it:
+    # the ASR and SLU hypotheses) is skipped, not turned into Python objects.
+    class _Act(msgspec.Struct):
+        act: str
+        slots: list[tuple[str, str]]
+
+    class _Output(msgspec.Struct):
+        transcript: str
+        dialog_acts: list[_Act] = msgspec.field(name="dialog-acts")
+
+    class _LogTurn(msgspec.Struct):
+        output: _Output
+
+    class _Hypothesis(msgspec.Struct):
+        asr_hyp: str = msgspec.field(name="asr-hyp")
+
+    class _Live(msgspec.Struct):
+        asr_hyps: list[_Hypothesis] = msgspec.field(name="asr-hyps")
+
+    class _Input(msgspec.Struct):
+        live: _Live
+
+    class _HeardTurn(_LogTurn):
+        input: _Input
+
+    class _SystemSpecific(msgspec.Struct):
+        dialog_manager: int | None = msgspec.field(name="dialog-manager", default=None)
+
+    class _Log(msgspec.Struct):
+        turns: list[_LogTurn]
+        system_specific: _SystemSpecific | None = msgspec.field(name="system-specific", default=None)
+
+    class _HeardLog(_Log):
+        turns: list[_HeardTurn]
+
+    class _Semantics(msgspec.Struct):
+        json: list[_Act]
+
+    class _LabelTurn(msgspec.Struct):
+        transcription: str
+        semantics: _Semantics
+        goal_labels: dict[str, str] = msgspec.field(name="goal-labels", default_factory=dict)
+        method_label: str = msgspec.field(name="method-label", default="none")
+        requested_slots: list[str] = msgspec.field(name="requested-slots", default_factory=list)
+
+    class _Label(msgspec.Struct):
+        turns: list[_LabelTurn]
+
+    _DECODE_LOG = msgspec.json.Decoder(_Log).decode
+    _DECODE_HEARD_LOG = msgspec.json.Decoder(_HeardLog).decode
+    _DECODE_LABEL = msgspec.json.Decoder(_Label).decode
+
+
+def _typed_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str, asr: bool) -> Call | None:
+    """``parse_call`` by msgspec's typed decoders: the same Call, or None for a call that
+    they or ``_strict_call``'s checks reject (which ``_strict_call`` then says)."""
+    if not (log_bytes.isascii() and label_bytes.isascii()):
+        return None   # (their UTF-8 is checked by _strict_call)
+    try:
+        log = (_DECODE_HEARD_LOG if asr else _DECODE_LOG)(log_bytes)
+        label = _DECODE_LABEL(label_bytes)
+    except (msgspec.MsgspecError, RecursionError):
+        return None
+    if not log.turns or len(log.turns) != len(label.turns):
+        return None
+    turns = []
+    for lt, bt in zip(log.turns, label.turns):
+        system_acts = tuple(Act(a.act, tuple(a.slots)) for a in lt.output.dialog_acts)
+        user_acts = tuple(Act(a.act, tuple(a.slots)) for a in bt.semantics.json)
+        if any(a.act not in SYSTEM_ACTS for a in system_acts) or any(a.act not in USER_ACTS for a in user_acts):
+            return None
+        if asr and not lt.input.live.asr_hyps:
+            return None
+        turns.append(Turn(lt.output.transcript, system_acts, bt.transcription, user_acts,
+                          tuple(sorted(bt.goal_labels.items())), bt.method_label, tuple(bt.requested_slots),
+                          lt.input.live.asr_hyps[0].asr_hyp if asr else None))
+    manager = log.system_specific
+    return Call(session, where, tuple(turns), None if manager is None else manager.dialog_manager)
+
+
+def _strict_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str, asr: bool) -> Call:
+    """``parse_call`` by a JSON parser and checks that say what is wrong."""
     log_path = f"{where}/data/{session}/log.json"
     label_path = f"{where}/data/{session}/label.json"
     log = _json(log_bytes, log_path)

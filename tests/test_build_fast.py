@@ -1,6 +1,7 @@
 """The build's bytes, whatever the number of processes and the readers installed."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import tarfile
@@ -11,6 +12,7 @@ from conftest import GOLDEN, SAMPLE
 
 from dstc2conv import dstc2
 from dstc2conv.build import BuildOptions, build
+from dstc2conv.errors import Dstc2ConvError
 
 
 def _built(out) -> dict[str, bytes]:
@@ -68,7 +70,7 @@ class Absent:
             raise ImportError(name)
 sys.meta_path.insert(0, Absent())
 from dstc2conv import cli, dstc2
-print(dstc2._gunzip.__module__)
+print(dstc2._gunzip.__module__, getattr(dstc2.msgspec, "__name__", None))
 sys.argv = ["dstc2conv", "build", "--split", "all", "--quiet", "--raw", {raw!r}, "--out", {out!r}]
 cli.main()
 """
@@ -77,10 +79,87 @@ cli.main()
 def test_without_the_compiled_readers_the_bytes_are_the_same(tmp_path):
     raw = _tarball(tmp_path / "dstc2.tar.gz")
     outs = {}
-    for absent in ((), ("isal",)):
-        out = str(tmp_path / f"out-{len(absent)}")
+    for absent in ((), ("isal",), ("msgspec",), ("isal", "msgspec")):
+        out = str(tmp_path / f"out-{'-'.join(absent)}")
         code = WITHOUT.format(absent=set(absent), raw=raw, out=out)
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-        assert done.stdout.split()[0] == ("gzip" if absent else "isal.igzip")
+        assert done.stdout.split()[:2] == ["gzip" if "isal" in absent else "isal.igzip",
+                                           "None" if "msgspec" in absent else "msgspec"]
         outs[absent] = _built(Path(out))
-    assert outs[()] == outs[("isal",)]
+    assert outs[()] == outs[("isal",)] == outs[("msgspec",)] == outs[("isal", "msgspec")]
+
+
+CALL = "Mar13_S9A0/voip-sample00001-20260101_100000"
+
+
+def _files(call: str = CALL) -> tuple[dict, dict]:
+    folder = SAMPLE / "data" / call
+    return json.loads((folder / "log.json").read_text()), json.loads((folder / "label.json").read_text())
+
+
+def _parsed(reader, log: dict, label: dict, asr: bool):
+    """A Call, or the text of the error that reading it gives."""
+    try:
+        return reader(CALL, json.dumps(log).encode(), json.dumps(label).encode(), "sample", asr)
+    except Dstc2ConvError as exc:
+        return f"error: {exc}"
+
+
+@pytest.mark.parametrize("asr", [False, True])
+@pytest.mark.parametrize("call", [f"{d.parent.name}/{d.name}" for d in sorted((SAMPLE / "data").glob("*/*"))])
+def test_the_typed_decoder_reads_what_the_strict_reader_reads(call, asr):
+    log, label = _files(call)
+    typed = dstc2._typed_call(call, json.dumps(log).encode(), json.dumps(label).encode(), "sample", asr)
+    assert typed is not None
+    assert typed == dstc2._strict_call(call, json.dumps(log).encode(), json.dumps(label).encode(), "sample", asr)
+
+
+def _set(*path_and_value):
+    *path, key, value = path_and_value
+
+    def change(data):
+        for step in path:
+            data = data[step]
+        if value is DELETE:
+            del data[key]
+        else:
+            data[key] = value
+    return change
+
+
+DELETE = object()
+# Inputs the typed decoder does not take: the reader says what today's strict reader says
+# (an error naming the file, turn and field), or reads what it reads (numbers made text).
+CHANGES = {
+    "transcript not text": ("log", _set("turns", 1, "output", "transcript", 5)),
+    "no output": ("log", _set("turns", 1, "output", DELETE)),
+    "unknown system act": ("log", _set("turns", 1, "output", "dialog-acts", 0, "act", "teleport")),
+    "malformed act": ("log", _set("turns", 1, "output", "dialog-acts", 0, "slots", [["name"]])),
+    "manager not a number": ("log", _set("system-specific", "dialog-manager", "mdp")),
+    "manager true": ("log", _set("system-specific", "dialog-manager", True)),
+    "system-specific a list": ("log", _set("system-specific", [])),
+    "no ASR hypothesis": ("log", _set("turns", 2, "input", "live", "asr-hyps", [])),
+    "ASR hypothesis not text": ("log", _set("turns", 2, "input", "live", "asr-hyps", 0, "asr-hyp", None)),
+    "no log turns": ("log", _set("turns", DELETE)),
+    "slot value a number": ("log", _set("turns", 1, "output", "dialog-acts", 1, "slots", [["count", 3]])),
+    "a label turn less": ("label", lambda d: d["turns"].pop()),
+    "goal labels null": ("label", _set("turns", 0, "goal-labels", None)),
+    "goal value a number": ("label", _set("turns", 0, "goal-labels", "food", 7)),
+    "no semantics": ("label", _set("turns", 0, "semantics", "json", DELETE)),
+    "unknown user act": ("label", _set("turns", 0, "semantics", "json", 0, "act", "dance")),
+    "requested slots text": ("label", _set("turns", 0, "requested-slots", "ab")),
+    "method label null": ("label", _set("turns", 0, "method-label", None)),
+    "label a list": ("label", lambda d: d.clear()),
+}
+
+
+@pytest.mark.parametrize("asr", [False, True])
+@pytest.mark.parametrize("change", CHANGES)
+def test_what_the_typed_decoder_does_not_take_is_read_as_before(change, asr):
+    log, label = _files()
+    which, edit = CHANGES[change]
+    edit(log if which == "log" else label)
+    got = _parsed(dstc2.parse_call, log, label, asr)
+    assert got == _parsed(dstc2._strict_call, log, label, asr)
+    if asr or "ASR" not in change:   # (the hypotheses are read only for --user asr)
+        assert dstc2._typed_call(CALL, json.dumps(log).encode(), json.dumps(label).encode(), "sample", asr) is None
