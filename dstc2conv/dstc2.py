@@ -7,14 +7,15 @@ system heard (the live ASR's top hypothesis).
 """
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import tarfile
 import threading
 import time
 import zlib
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
 try:  # isal's igzip inflates gzip about twice as fast as zlib
     from isal.igzip import open as _gunzip
@@ -88,7 +89,7 @@ class Source:
     path: str
     flists: dict            # split name -> tuple of session paths
     ontology: dict | None
-    calls: dict             # session -> Call
+    calls: Calls            # session -> Call (a dict while it is being read)
     ontology_path: str | None = None   # where the ontology was read: "<tarball>:<member>" or a file
 
 
@@ -516,28 +517,168 @@ def read_ontology(path: str | os.PathLike) -> tuple[dict, str] | None:
     return None if source.ontology is None else (source.ontology, source.ontology_path)
 
 
-def read_source(path: str | os.PathLike, wanted=None, workers: int = 1, asr: bool = False) -> Source:
+def read_source(path: str | os.PathLike, wanted=None, workers: int = 1, asr: bool = False,
+                keep: bool = False) -> Source:
     """Read a DSTC2 tarball or unpacked folder. ``wanted``: session paths to keep (None: all).
     ``asr``: also read what the system heard in each user turn (``Turn.heard``).
 
     With ``workers`` > 1, that many processes each parse a share of the calls (every
     process still reads the whole tarball: gzip cannot be split); the result is the same.
+    With ``keep``, the calls stay in the worker processes that read them, for ``Calls.run``,
+    until ``Source.calls.close()``; else they are brought here and the workers stop.
     """
     path = os.fspath(path)
     if not os.path.exists(path):
         raise Dstc2ConvError("no such file or folder", path)
     if workers <= 1 or wanted is not None and len(wanted) == 0:
-        return _read_part(path, wanted, (0, 1), asr)
+        source = _read_part(path, wanted, (0, 1), asr)
+        return replace(source, calls=Calls(source.calls))
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    with ProcessPoolExecutor(workers - 1, mp_context=context, initializer=_die_with,
-                             initargs=(os.getpid(),)) as pool:
-        others = [pool.submit(_read_part, path, wanted, (i, workers), asr) for i in range(1, workers)]
-        parts = [_read_part(path, wanted, (0, workers), asr)] + [f.result() for f in others]
-    calls = {}
-    for source in parts:
-        calls.update(source.calls)
-    return Source(path, parts[0].flists, parts[0].ontology, {s: calls[s] for s in sorted(calls)},
-                  parts[0].ontology_path)
+    started: list[_Worker] = []
+    try:
+        for i in range(1, workers):
+            started.append(_Worker(context, path, wanted, (i, workers), asr))
+        here = _read_part(path, wanted, (0, workers), asr)
+        owner = dict.fromkeys(here.calls, 0)
+        for i, worker in enumerate(started, 1):
+            owner.update(dict.fromkeys(worker.receive(), i))
+    except BaseException:
+        for worker in started:
+            worker.close()
+        raise
+    calls = Calls(here.calls, tuple(started), {s: owner[s] for s in sorted(owner)})
+    if not keep:
+        every = {}
+        for share in calls.run(list):
+            every.update((call.session, call) for call in share)
+        calls.close()
+        calls = Calls({s: every[s] for s in sorted(every)})
+    return replace(here, calls=calls)
 
 
-__all__ = ["Act", "Turn", "Call", "Source", "read_source", "read_ontology", "parse_call"]
+class Calls(Mapping):
+    """Calls by session. Each stays in the process that read it, this one or a worker
+    of ``read_source``: ``run`` calls a function on the calls of each process, there;
+    only a call looked up (``calls[session]``) is brought here."""
+
+    def __init__(self, here: dict, workers: tuple = (), owner: dict | None = None):
+        self._here = here             # session -> Call, read by this process
+        self._workers = workers       # the _Worker processes that hold the others
+        self._owner = dict.fromkeys(here, 0) if owner is None else owner   # session -> 0 (here) or 1 + worker
+
+    def __getitem__(self, session: str) -> Call:
+        where = self._owner[session]
+        return self._here[session] if where == 0 else self._workers[where - 1].ask(list, [session], ())[0]
+
+    def __contains__(self, session) -> bool:
+        return session in self._owner
+
+    def __iter__(self):
+        return iter(self._owner)
+
+    def __len__(self) -> int:
+        return len(self._owner)
+
+    def run(self, function, *args, sessions=None) -> list:
+        """``function(calls, *args)`` in each process that holds some of the calls of
+        ``sessions`` (default: all), with ``calls`` the list of those it holds, in the
+        order of ``sessions``. Returns the results, this process's first; raises the first
+        error (once every process is done)."""
+        shares: list[list] = [[] for _ in range(len(self._workers) + 1)]
+        for session in self._owner if sessions is None else sessions:
+            shares[self._owner[session]].append(session)
+        busy = [(worker, share) for worker, share in zip(self._workers, shares[1:]) if share]
+        for worker, share in busy:
+            worker.send(function, share, args)
+        results, errors = [], []
+        try:
+            results.append(function([self._here[s] for s in shares[0]], *args))
+        except Exception as exc:
+            errors.append(exc)
+        for worker, _ in busy:
+            try:
+                results.append(worker.receive())
+            except Exception as exc:
+                errors.append(exc)
+        if errors:
+            raise errors[0]
+        return results
+
+    @classmethod
+    def merged(cls, parts: list[Calls]) -> Calls:
+        """The calls of several mappings; a session in more than one is the last one's."""
+        here: dict = {}
+        workers: list = []
+        owner: dict = {}
+        for part in parts:
+            here.update(part._here)
+            owner.update((s, w and w + len(workers)) for s, w in part._owner.items())
+            workers.extend(part._workers)
+        return cls(here, tuple(workers), owner)
+
+    def close(self) -> None:
+        """Stop the worker processes that hold calls."""
+        for worker in self._workers:
+            worker.close()
+
+
+class _Worker:
+    """A process that reads a share of the calls of a tarball or folder, keeps them and
+    runs functions on them (``Calls.run``)."""
+
+    def __init__(self, context, path: str, wanted, part: tuple[int, int], asr: bool):
+        self._conn, theirs = context.Pipe()
+        self._process = context.Process(target=_serve, args=(theirs, os.getpid(), path, wanted, part, asr),
+                                        daemon=True)
+        self._process.start()
+        theirs.close()
+
+    def send(self, function, sessions: list[str], args: tuple) -> None:
+        try:
+            self._conn.send((function, sessions, args))
+        except OSError:
+            pass   # the worker is gone: receive() says so
+
+    def receive(self):
+        try:
+            ok, value = self._conn.recv()
+        except (EOFError, OSError):
+            raise Dstc2ConvError(f"a worker process stopped (exit code {self._process.exitcode})") from None
+        if not ok:
+            raise value
+        return value
+
+    def ask(self, function, sessions: list[str], args: tuple):
+        self.send(function, sessions, args)
+        return self.receive()
+
+    def close(self) -> None:
+        self._conn.close()
+        self._process.terminate()
+        self._process.join()
+
+
+def _serve(conn, parent: int, path: str, wanted, part: tuple[int, int], asr: bool) -> None:
+    """A worker: read a share of the calls, send their sessions (or the error), then run
+    what it is sent on them until the build closes the connection."""
+    _die_with(parent)
+    gc.disable()   # as in the build
+    calls: dict = {}
+    try:
+        calls = _read_part(path, wanted, part, asr).calls
+        reply = (True, list(calls))
+    except Exception as exc:
+        reply = (False, exc)
+    while True:
+        try:
+            conn.send(reply)
+            function, sessions, args = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            reply = (True, function([calls[s] for s in sessions], *args))
+        except Exception as exc:
+            reply = (False, exc)
+
+
+__all__ = ["Act", "Turn", "Call", "Calls", "Source", "read_source", "read_ontology", "parse_call"]
