@@ -151,7 +151,8 @@ def clean_system(turn: Turn, lexicon: Lexicon) -> str:
             text = text[:-1] + " ?"
         elif "How may I help you" not in text:
             text += " How may I help you ?"
-    text = COUNT.sub(r"\1 ", text)
+    if "here are " in text:
+        text = COUNT.sub(r"\1 ", text)
     name = turn.offered
     # Phone, address and postcode: replace the value by the placeholder and cut the rest,
     # when it is the first informed value the turn says (the published files left
