@@ -86,6 +86,7 @@ class Lexicon:
     values: re.Pattern      # the ontology's foods, areas and price ranges (lowercased), longest first
     slot_of: dict = field(compare=False)   # value (as ``values`` matches it) -> food, area or pricerange
     memo: dict = field(default_factory=dict, compare=False, repr=False)   # user turn -> values in it
+    cleaned: dict = field(default_factory=dict, compare=False, repr=False)   # turn's words -> clean_*'s
 
 
 # Restaurant names of more than five words were never joined in the published files
@@ -135,6 +136,13 @@ def _trie_pattern(node: dict) -> str:
 # ---------------------------------------------------------------- cleaning
 
 def clean_user(text: str, lexicon: Lexicon) -> str:
+    cleaned = lexicon.cleaned.get(text)   # (the same words come back in many calls)
+    if cleaned is None:
+        cleaned = lexicon.cleaned[text] = _clean_user(text, lexicon)
+    return cleaned
+
+
+def _clean_user(text: str, lexicon: Lexicon) -> str:
     words = [w for w in text.lower().split() if w not in USER_FILLERS]
     if not words:
         return SILENCE
@@ -143,6 +151,14 @@ def clean_user(text: str, lexicon: Lexicon) -> str:
 
 
 def clean_system(turn: Turn, lexicon: Lexicon) -> str:
+    key = (turn.system, turn.system_acts)
+    cleaned = lexicon.cleaned.get(key)
+    if cleaned is None:
+        cleaned = lexicon.cleaned[key] = _clean_system(turn, lexicon)
+    return cleaned
+
+
+def _clean_system(turn: Turn, lexicon: Lexicon) -> str:
     text = " ".join(turn.system.split())
     acts = turn.system_acts
     if any(a.act == "welcomemsg" for a in acts):

@@ -206,9 +206,9 @@ def _typed_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str, 
         return None
     turns = []
     for lt, bt in zip(log.turns, label.turns):
-        system_acts = tuple(Act(a.act, tuple(a.slots)) for a in lt.output.dialog_acts)
-        user_acts = tuple(Act(a.act, tuple(a.slots)) for a in bt.semantics.json)
-        if any(a.act not in SYSTEM_ACTS for a in system_acts) or any(a.act not in USER_ACTS for a in user_acts):
+        system_acts = _typed_acts(lt.output.dialog_acts, SYSTEM_ACTS)
+        user_acts = _typed_acts(bt.semantics.json, USER_ACTS)
+        if system_acts is None or user_acts is None:
             return None
         if asr and not lt.input.live.asr_hyps:
             return None
@@ -217,6 +217,20 @@ def _typed_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str, 
                           lt.input.live.asr_hyps[0].asr_hyp if asr else None))
     manager = log.system_specific
     return Call(session, where, tuple(turns), None if manager is None else manager.dialog_manager)
+
+
+_ACTS: dict = {}   # (act, slots) -> Act: the same thousand or so recur in every call
+
+
+def _typed_acts(raw: list, known: frozenset) -> tuple[Act, ...] | None:
+    """The Acts of decoded ``_Act``s; None if one is not ``known``."""
+    acts = []
+    for item in raw:
+        if item.act not in known:
+            return None
+        key = (item.act, tuple(item.slots))
+        acts.append(_ACTS.get(key) or _ACTS.setdefault(key, Act(*key)))
+    return tuple(acts)
 
 
 def _strict_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str, asr: bool) -> Call:
