@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -10,8 +12,10 @@ from pathlib import Path
 import pytest
 from conftest import GOLDEN, SAMPLE
 
+from dstc2conv import build as build_module
 from dstc2conv import dstc2
 from dstc2conv.build import BuildOptions, build
+from dstc2conv.cli import run
 from dstc2conv.errors import Dstc2ConvError
 
 
@@ -163,3 +167,77 @@ def test_what_the_typed_decoder_does_not_take_is_read_as_before(change, asr):
     assert got == _parsed(dstc2._strict_call, log, label, asr)
     if asr or "ASR" not in change:   # (the hypotheses are read only for --user asr)
         assert dstc2._typed_call(CALL, json.dumps(log).encode(), json.dumps(label).encode(), "sample", asr) is None
+
+
+# ---------------------------------------------------------------- the worker processes
+
+SESSIONS = [f"{d.parent.name}/{d.name}" for d in sorted((SAMPLE / "data").glob("*/*"))]
+
+
+def _errors(capsys, raw, out, jobs, *extra, split="all") -> str:
+    code = run(["build", "--split", split, "--raw", str(raw), "--out", str(out), "--jobs", str(jobs), *extra])
+    err = capsys.readouterr().err
+    assert code == 2
+    return err
+
+
+@pytest.mark.parametrize("session", SESSIONS)
+def test_a_reading_error_is_the_same_whichever_process_reads_the_call(tmp_path, capsys, session):
+    raw = tmp_path / "dstc2"
+    shutil.copytree(SAMPLE, raw)
+    log = raw / "data" / session / "log.json"
+    log.write_text(log.read_text()[:-40])
+    tarball = _tarball(tmp_path / "dstc2.tar.gz", top="")   # (of the sample as it is: read as a second input)
+    one, two = (_errors(capsys, raw, tmp_path / f"o{jobs}", jobs) for jobs in (1, 2))
+    assert one == two and f"{session}/log.json: malformed JSON" in one
+    one, two = (_errors(capsys, tarball, tmp_path / f"t{jobs}", jobs, "--raw", str(raw)) for jobs in (1, 2))
+    assert one == two
+
+
+@pytest.mark.parametrize("failing", [(1, 3), (1, 2), (2,)])   # (the sample's third call is the worker's)
+def test_a_conversion_error_names_the_first_call_whatever_the_processes(tmp_path, capsys, monkeypatch, failing):
+    real = build_module.convert_call
+    failing = [SESSIONS[i] for i in failing]
+
+    def fails(call, *args, **kwargs):
+        if call.session in failing:
+            raise ValueError("no such turn")
+        return real(call, *args, **kwargs)
+
+    monkeypatch.setattr(build_module, "convert_call", fails)   # (the forked workers have it too)
+    errors = {jobs: _errors(capsys, SAMPLE, tmp_path / f"o{jobs}", jobs) for jobs in (1, 2)}
+    assert errors[1] == errors[2]
+    files = json.loads(_golden("sample-all")["manifest.json"])["files"]
+    order = [s for name in ("dialog-babi-task6-dstc2-trn.txt", "dialog-babi-task6-dstc2-dev.txt",
+                            "dialog-babi-task6-dstc2-tst.txt") for s in files[name]["dialogs"]]
+    first = min(failing, key=order.index)
+    assert f"cannot convert call {first}: ValueError: no such turn" in errors[1]
+
+
+def test_no_worker_is_left_after_a_build_that_stops(tmp_path, capsys):
+    out = tmp_path / "o"
+    assert run(["build", "--split", "test", "--raw", str(SAMPLE), "--out", str(out), "--jobs", "2"]) == 0
+    (out / "dialog-babi-task6-dstc2-dev.txt").write_text("not of this build\n")   # refused without --replace
+    assert _errors(capsys, SAMPLE, out, 2, split="test").count("--replace") == 1
+    assert multiprocessing.active_children() == []
+
+
+def test_calls_held_by_a_worker_are_those_read_here():
+    here = dstc2.read_source(SAMPLE)
+    there = dstc2.read_source(SAMPLE, workers=2, keep=True)
+    try:
+        assert list(there.calls) == sorted(here.calls) and len(there.calls) == len(here.calls)
+        assert all(there.calls[s] == here.calls[s] for s in here.calls)
+        shares = there.calls.run(list)
+        assert len(shares) == 2 and all(shares) and sorted(c.session for share in shares for c in share) == \
+            sorted(here.calls)
+        with pytest.raises(ZeroDivisionError):
+            there.calls.run(_fails_on_every_call)
+        assert there.calls.run(len) == [len(share) for share in shares]   # still answering
+    finally:
+        there.calls.close()
+    assert multiprocessing.active_children() == []
+
+
+def _fails_on_every_call(calls):
+    return [1 / 0 for _ in calls]
