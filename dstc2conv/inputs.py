@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from importlib import resources
 from typing import Callable
 
 from .convert import Ontology
@@ -68,6 +67,8 @@ class Inputs:
 
 def sample_dir() -> str:
     """The small hand-written DSTC2-format sample shipped with dstc2conv."""
+    from importlib import resources   # (here: it takes a few milliseconds to import)
+
     return str(resources.files("dstc2conv.sample"))
 
 
