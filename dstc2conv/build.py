@@ -5,8 +5,11 @@ Everything is converted in memory first; the files are then put in place as one 
 """
 from __future__ import annotations
 
+import functools
+import gc
 import hashlib
 import json
+import operator
 import os
 import random
 import time
@@ -15,13 +18,13 @@ from typing import Callable
 
 from . import __version__
 from .convert import Ontology, convert_call, make_lexicon
-from .dstc2 import Call
+from .dstc2 import Call, Calls
 from .errors import Dstc2ConvError
 from .files import sha256_file
 from .inputs import DEFAULT_RAW_DIR, Inputs, default_sources, downloads_in, gather, held_splits, needed_flists
 from .kb import KB, format_kb, kb_from_acts, read_kb
 from .outputs import MANIFEST, OutputFolder
-from .task6 import Dialog, Exchange, read, serialize
+from .task6 import Dialog, Exchange, read, serialize_dialog
 
 PREFIX = "dialog-babi-task6-dstc2"
 FILE_OF_SPLIT = {"train": f"{PREFIX}-trn.txt", "dev": f"{PREFIX}-dev.txt", "test": f"{PREFIX}-tst.txt"}
@@ -123,28 +126,40 @@ def kb_file(options: BuildOptions, from_raw_dir: bool) -> str | None:
     return default if from_raw_dir and os.path.isfile(default) else None
 
 
-def choose_kb(options: BuildOptions, calls: dict[str, Call], from_raw_dir: bool) -> KB:
+def choose_kb(options: BuildOptions, calls: Calls | dict[str, Call], from_raw_dir: bool) -> KB:
     """The KB file (``kb_file``), else a KB built from the logs of ``calls``."""
     path = kb_file(options, from_raw_dir)
     if path is not None:
         return read_kb(path)
     offered: set[str] = set()
     informs: list[tuple[str, str, str]] = []
-    for session in sorted(calls):
-        for turn in calls[session].turns:
+    shares = calls.run(_offers) if isinstance(calls, Calls) else [_offers(calls.values())]
+    for names, facts in shares:   # (the votes are counted: their order does not matter)
+        offered |= names
+        informs += facts
+    return kb_from_acts(offered, informs)
+
+
+def _offers(calls: list[Call]) -> tuple[set, list]:
+    """The restaurants the calls' system turns offer, and (name, slot, value) for each
+    ``inform`` of an offer turn."""
+    offered: set[str] = set()
+    informs: list[tuple[str, str, str]] = []
+    for call in calls:
+        for turn in call.turns:
             name = turn.offered
             if name is None:
                 continue
             offered.add(name)
             informs.extend((name, slot, value) for act in turn.system_acts if act.act == "inform"
                            for slot, value in act.slots)
-    return kb_from_acts(offered, informs)
+    return offered, informs
 
 
-def candidates(dialogs: list[Dialog]) -> str:
-    """Every distinct bot utterance, sorted, each line prefixed ``1 ``."""
-    bots = {line.bot for d in dialogs for line in d.lines if isinstance(line, Exchange)}
-    return "".join(f"1 {bot}\n" for bot in sorted(bots))
+def candidates(dialogs: list[Dialog], bots=()) -> str:
+    """Every distinct bot utterance of ``dialogs`` and ``bots``, sorted, each line prefixed ``1 ``."""
+    every = set(bots) | {line.bot for d in dialogs for line in d.lines if isinstance(line, Exchange)}
+    return "".join(f"1 {bot}\n" for bot in sorted(every))
 
 
 def _sha256_folder(path: str) -> str:
@@ -236,6 +251,18 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
           progress: Callable[[str], None] = lambda _msg: None) -> BuildResult:
     """Build the task-6 files. ``log``: notes for the user (what was read, chosen,
     derived); ``progress``: one line per stage of the work."""
+    # The calls are millions of small objects that form no cycles: the cyclic garbage
+    # collector, which would walk them again and again as they are made, is off meanwhile.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _build(options, log, progress)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _build(options: BuildOptions, log: Callable[[str], None], progress: Callable[[str], None]) -> BuildResult:
     if options.split not in ("train", "dev", "test", "all"):
         raise Dstc2ConvError(f"unknown split {options.split!r}: choose train, dev, test or all")
     if options.partition not in PARTITIONS:
@@ -267,65 +294,77 @@ def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
         # A random partition deals out every call given; a KB built from the logs reads them all.
         inputs = gather(paths, splits, jobs, log=log, progress=stage, every_call=random_partition,
                         for_kb=kb_file(options, from_raw_dir) is None, asr=options.user == "asr")
-        if random_partition:
-            sessions = random_sessions(inputs.calls, options.seed)
-            held = _dealt_splits(sessions, splits, inputs)
-            log(f"--partition random (seed {options.seed}): the {len(inputs.calls)} calls given dealt out "
-                + ", ".join(f"{len(sessions[s])} {s}" for s in sessions))
-        else:
-            held = held_splits(inputs, splits)
-            sessions = split_sessions(inputs.flists, held, options.partition == "dstc2")
-        if options.split == "all":
-            log(f"--split all: building {', '.join(held)} (what the inputs hold)")
-        for path, taken in inputs.used:
-            if not taken:
-                log(f"skipping {path}: not needed for --split {options.split}")
-        kb = choose_kb(options, inputs.calls, from_raw_dir)
-        kb_calls = _kb_calls(inputs) if kb.source == "logs" else None
-        log(f"result lines from the KB file {kb.source}" if kb_calls is None else
-            f"result lines from a KB built from the logs of the {len(inputs.calls)} calls read "
-            f"({len(kb.restaurants)} restaurants): " + "; ".join(
-                f"{path}: " + ", ".join(f"{n} {flist}" for flist, n in counts.items())
-                for path, counts in kb_calls.items()))
-        ontology = inputs.ontology
-        if ontology is None:
-            ontology = Ontology.from_calls((inputs.calls[s] for s in sorted(inputs.calls)), kb)
-            log(f"no ontology_dstc2.json in the inputs: taking the foods, areas, price ranges and restaurant "
-                f"names from the calls themselves ({len(inputs.calls)} calls) and the KB")
-        checksum = {path: input_checksum(path) for path, taken in inputs.used if taken}
-        entries = {FILE_OF_SPLIT[split]: {
-            "split": split, "dialogs": sessions[split],
-            "inputs": [{"path": path, "sha256": checksum[path]}   # of every call the split is drawn from
-                       for path in sorted({inputs.calls[s].source for s in _pool(inputs, split, random_partition)})],
-            "ontology": inputs.ontology_from or "derived from the calls and the KB"} for split in held}
-        kb_text = format_kb(kb)
-        settings = {"tool": "dstc2conv", "version": __version__, "seed": options.seed,
-                    "split": options.partition, "sample": is_sample}
-        if options.user != "transcription":
-            settings["user"] = options.user
-        keep, old_inputs, remove = files_to_keep(folder, settings, kb_text, entries, options.replace, log)
-        files, built = _convert(inputs.calls, ontology, held, sessions, kb, options.seed, stage, log,
-                                asr=options.user == "asr")
-        kept_dialogs = [d for name in keep for d in read(os.path.join(folder.path, name))]
-        files[CANDIDATES] = candidates(built + kept_dialogs)
-        files[KB_FILE] = kb_text
-        every = {**files, **{name: folder.existing(name) for name in keep}}
-        manifest = {
-            **settings,
-            "kb": {"source": "logs" if kb.source == "logs" else "file",
-                   "path": None if kb.source == "logs" else kb.source,
-                   "sha256": None if kb.source == "logs" else sha256_file(kb.source),
-                   "restaurants": len(kb.restaurants),
-                   **({} if kb_calls is None else {"calls": kb_calls})},
-            "inputs": _listed_inputs(inputs, checksum, keep, old_inputs),
-            "files": {name: {**keep, **entries}[name] for name in sorted({**keep, **entries})},
-            "checksums": {name: _sha256_text(every[name]) for name in sorted(every)},
-        }
-        files[MANIFEST] = json.dumps(manifest, indent=2) + "\n"
-        stage("writing")
-        written = folder.commit(files, remove)
+        try:
+            written, manifest = _convert_inputs(options, inputs, folder, splits, random_partition, from_raw_dir,
+                                                is_sample, log, stage)
+        finally:
+            inputs.close()
     stage("done")
     return BuildResult(tuple(written), manifest)
+
+
+def _convert_inputs(options: BuildOptions, inputs: Inputs, folder: OutputFolder, splits: tuple[str, ...],
+                    random_partition: bool, from_raw_dir: bool, is_sample: bool,
+                    log: Callable[[str], None], stage: Callable[[str], None]) -> tuple[list[str], dict]:
+    """The build, once its inputs are read: the splits, the KB, the files and the manifest."""
+    if random_partition:
+        sessions = random_sessions(inputs.calls, options.seed)
+        held = _dealt_splits(sessions, splits, inputs)
+        log(f"--partition random (seed {options.seed}): the {len(inputs.calls)} calls given dealt out "
+            + ", ".join(f"{len(sessions[s])} {s}" for s in sessions))
+    else:
+        held = held_splits(inputs, splits)
+        sessions = split_sessions(inputs.flists, held, options.partition == "dstc2")
+    if options.split == "all":
+        log(f"--split all: building {', '.join(held)} (what the inputs hold)")
+    for path, taken in inputs.used:
+        if not taken:
+            log(f"skipping {path}: not needed for --split {options.split}")
+    kb = choose_kb(options, inputs.calls, from_raw_dir)
+    kb_calls = _kb_calls(inputs) if kb.source == "logs" else None
+    log(f"result lines from the KB file {kb.source}" if kb_calls is None else
+        f"result lines from a KB built from the logs of the {len(inputs.calls)} calls read "
+        f"({len(kb.restaurants)} restaurants): " + "; ".join(
+            f"{path}: " + ", ".join(f"{n} {flist}" for flist, n in counts.items())
+            for path, counts in kb_calls.items()))
+    ontology = inputs.ontology
+    if ontology is None:
+        shares = inputs.calls.run(Ontology.from_calls)   # each process's calls' values
+        ontology = functools.reduce(operator.or_, shares, Ontology.from_calls((), kb))
+        log(f"no ontology_dstc2.json in the inputs: taking the foods, areas, price ranges and restaurant "
+            f"names from the calls themselves ({len(inputs.calls)} calls) and the KB")
+    checksum = {path: input_checksum(path) for path, taken in inputs.used if taken}
+    entries = {FILE_OF_SPLIT[split]: {
+        "split": split, "dialogs": sessions[split],
+        "inputs": [{"path": path, "sha256": checksum[path]}   # of every call the split is drawn from
+                   for path in sorted({inputs.source_of[s] for s in _pool(inputs, split, random_partition)})],
+        "ontology": inputs.ontology_from or "derived from the calls and the KB"} for split in held}
+    kb_text = format_kb(kb)
+    settings = {"tool": "dstc2conv", "version": __version__, "seed": options.seed,
+                "split": options.partition, "sample": is_sample}
+    if options.user != "transcription":
+        settings["user"] = options.user
+    keep, old_inputs, remove = files_to_keep(folder, settings, kb_text, entries, options.replace, log)
+    files, bots = _convert(inputs.calls, ontology, held, sessions, kb, options.seed, stage, log,
+                           asr=options.user == "asr")
+    kept_dialogs = [d for name in keep for d in read(os.path.join(folder.path, name))]
+    files[CANDIDATES] = candidates(kept_dialogs, bots)
+    files[KB_FILE] = kb_text
+    every = {**files, **{name: folder.existing(name) for name in keep}}
+    manifest = {
+        **settings,
+        "kb": {"source": "logs" if kb.source == "logs" else "file",
+               "path": None if kb.source == "logs" else kb.source,
+               "sha256": None if kb.source == "logs" else sha256_file(kb.source),
+               "restaurants": len(kb.restaurants),
+               **({} if kb_calls is None else {"calls": kb_calls})},
+        "inputs": _listed_inputs(inputs, checksum, keep, old_inputs),
+        "files": {name: {**keep, **entries}[name] for name in sorted({**keep, **entries})},
+        "checksums": {name: _sha256_text(every[name]) for name in sorted(every)},
+    }
+    files[MANIFEST] = json.dumps(manifest, indent=2) + "\n"
+    stage("writing")
+    return folder.commit(files, remove), manifest
 
 
 def _pool(inputs: Inputs, split: str, random_partition: bool):
@@ -377,27 +416,46 @@ def _listed_inputs(inputs: Inputs, checksum: dict, keep: dict, old_inputs: list)
                      and (i.get("path"), i.get("sha256")) in kept - have]
 
 
-def _convert(calls: dict[str, Call], ontology: Ontology, splits: tuple[str, ...], sessions: dict[str, list[str]],
+def _convert(calls: Calls, ontology: Ontology, splits: tuple[str, ...], sessions: dict[str, list[str]],
              kb: KB, seed: int, stage: Callable[[str], None], log: Callable[[str], None], asr: bool = False):
-    """Convert every split's calls. Returns (file name -> text, all dialogs)."""
+    """Convert every split's calls, each in the process that holds it (``Calls.run``).
+    Returns (file name -> text, the bot utterances). A call that cannot be converted
+    stops the build: the first in the files' order."""
     lexicon = make_lexicon(ontology, kb)
+    stage("converting " + ", ".join(f"{len(sessions[split])} calls into {FILE_OF_SPLIT[split]}" for split in splits))
+    order = [session for split in splits for session in sessions[split]]
+    converted: dict[str, tuple[str, list[str]]] = {}
+    failed = []
+    for done, error in calls.run(_convert_calls, kb, lexicon, seed, asr, sessions=order):
+        converted.update(done)
+        if error is not None:
+            failed.append(error)
+    if failed:
+        position = {session: i for i, session in enumerate(order)}
+        raise min(failed, key=lambda error: position[error[0]])[1]
     files: dict[str, str] = {}
-    built: list[Dialog] = []
+    bots: set[str] = set()
     for split in splits:
         name = FILE_OF_SPLIT[split]
-        stage(f"converting {len(sessions[split])} calls into {name}")
-        dialogs = []
-        for session in sessions[split]:
-            call = calls[session]
-            rng = random.Random(f"{seed}:{session}")
-            try:
-                dialogs.append(convert_call(call, kb, lexicon, rng, asr=asr))
-            except Dstc2ConvError:
-                raise
-            except Exception as exc:  # a call the converter cannot handle is reported, never dropped
-                raise Dstc2ConvError(f"cannot convert call {session}: {type(exc).__name__}: {exc}",
-                                     call.source) from exc
-        files[name] = serialize(dialogs)
-        built.extend(dialogs)
-        log(f"{name}: {len(dialogs)} dialogs")
-    return files, built
+        files[name] = "".join(converted[session][0] + "\n" for session in sessions[split])
+        bots.update(bot for session in sessions[split] for bot in converted[session][1])
+        log(f"{name}: {len(sessions[split])} dialogs")
+    return files, bots
+
+
+def _convert_calls(calls: list[Call], kb: KB, lexicon, seed: int, asr: bool):
+    """Each call's task-6 text and bot utterances, by session, up to the first call that
+    cannot be converted; and that call's (session, error), or None."""
+    done = {}
+    for call in calls:
+        rng = random.Random(f"{seed}:{call.session}")
+        try:
+            dialog = convert_call(call, kb, lexicon, rng, asr=asr)
+        except Dstc2ConvError as exc:
+            return done, (call.session, exc)
+        except Exception as exc:  # a call the converter cannot handle is reported, never dropped
+            return done, (call.session, Dstc2ConvError(
+                f"cannot convert call {call.session}: {type(exc).__name__}: {exc}", call.source))
+        done[call.session] = serialize_dialog(dialog), [line.bot for line in dialog.lines
+                                                         if isinstance(line, Exchange)]
+    return done, None

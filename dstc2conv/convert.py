@@ -71,6 +71,12 @@ class Ontology:
                         found[slot].add(value)
         return cls(*(tuple(sorted(found[slot])) for slot in ONTOLOGY_SLOTS))
 
+    def __or__(self, other: "Ontology") -> "Ontology":
+        """The values of both, sorted: ``from_calls(a) | from_calls(b) == from_calls(a + b)``."""
+        mine, theirs = (self.foods, self.areas, self.prices, self.names), (other.foods, other.areas,
+                                                                            other.prices, other.names)
+        return Ontology(*(tuple(sorted(set(a) | set(b))) for a, b in zip(mine, theirs)))
+
 
 @dataclass(frozen=True)
 class Lexicon:
@@ -80,6 +86,7 @@ class Lexicon:
     values: re.Pattern      # the ontology's foods, areas and price ranges (lowercased), longest first
     slot_of: dict = field(compare=False)   # value (as ``values`` matches it) -> food, area or pricerange
     memo: dict = field(default_factory=dict, compare=False, repr=False)   # user turn -> values in it
+    cleaned: dict = field(default_factory=dict, compare=False, repr=False)   # turn's words -> clean_*'s
 
 
 # Restaurant names of more than five words were never joined in the published files
@@ -104,14 +111,38 @@ def make_lexicon(ontology: Ontology, kb: KB) -> Lexicon:
 
 
 def _alternation(phrases) -> re.Pattern:
-    """One pattern matching any of ``phrases``, the longest where several start at one place."""
-    phrases = sorted(phrases, key=lambda p: (-len(p), p))
-    return re.compile("|".join(re.escape(p) for p in phrases) if phrases else r"(?!x)x")
+    """One pattern matching any of ``phrases``, the longest where several start at one
+    place. It is shaped as their trie (``ab(?:c|d(?:e)?)?`` for ab, abc, abd, abde), so
+    that at each place the engine follows one path instead of trying every phrase."""
+    trie: dict = {}
+    for phrase in phrases:
+        node = trie
+        for char in phrase:
+            node = node.setdefault(char, {})
+        node[""] = {}   # a phrase ends here
+    return re.compile(_trie_pattern(trie) if trie else r"(?!x)x")
+
+
+def _trie_pattern(node: dict) -> str:
+    branches = [re.escape(char) + _trie_pattern(child) for char, child in sorted(node.items()) if char]
+    if not branches:
+        return ""
+    pattern = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    if "" in node:   # a phrase may end here: a longer one is tried first
+        pattern = f"(?:{pattern})?" if len(branches) == 1 else pattern + "?"
+    return pattern
 
 
 # ---------------------------------------------------------------- cleaning
 
 def clean_user(text: str, lexicon: Lexicon) -> str:
+    cleaned = lexicon.cleaned.get(text)   # (the same words come back in many calls)
+    if cleaned is None:
+        cleaned = lexicon.cleaned[text] = _clean_user(text, lexicon)
+    return cleaned
+
+
+def _clean_user(text: str, lexicon: Lexicon) -> str:
     words = [w for w in text.lower().split() if w not in USER_FILLERS]
     if not words:
         return SILENCE
@@ -120,6 +151,14 @@ def clean_user(text: str, lexicon: Lexicon) -> str:
 
 
 def clean_system(turn: Turn, lexicon: Lexicon) -> str:
+    key = (turn.system, turn.system_acts)
+    cleaned = lexicon.cleaned.get(key)
+    if cleaned is None:
+        cleaned = lexicon.cleaned[key] = _clean_system(turn, lexicon)
+    return cleaned
+
+
+def _clean_system(turn: Turn, lexicon: Lexicon) -> str:
     text = " ".join(turn.system.split())
     acts = turn.system_acts
     if any(a.act == "welcomemsg" for a in acts):
@@ -128,7 +167,8 @@ def clean_system(turn: Turn, lexicon: Lexicon) -> str:
             text = text[:-1] + " ?"
         elif "How may I help you" not in text:
             text += " How may I help you ?"
-    text = COUNT.sub(r"\1 ", text)
+    if "here are " in text:
+        text = COUNT.sub(r"\1 ", text)
     name = turn.offered
     # Phone, address and postcode: replace the value by the placeholder and cut the rest,
     # when it is the first informed value the turn says (the published files left

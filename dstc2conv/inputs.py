@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from importlib import resources
 from typing import Callable
 
 from .convert import Ontology
-from .dstc2 import FLISTS, ONTOLOGY, Call, Source, read_ontology, read_source
+from .dstc2 import FLISTS, ONTOLOGY, Calls, Source, read_ontology, read_source
 from .errors import Dstc2ConvError
 
 DEFAULT_RAW_DIR = "data_raw"
@@ -53,16 +52,23 @@ OFFICIAL = {
 @dataclass(frozen=True)
 class Inputs:
     sources: tuple[Source, ...]         # the inputs read for their calls and flists
-    calls: dict                         # session -> Call, from every source
+    calls: Calls                        # session -> Call, from every source
+    source_of: dict                     # session -> the input its call is read from (the last that holds it)
     flists: dict                        # split -> sorted session paths, from every source
     ontology: Ontology | None           # None: no input holds one
     ontology_from: str | None           # where it was read: "<tarball>:<member>" or a file
     used: tuple[tuple[str, tuple[str, ...]], ...]   # (input, what was taken from it: calls, flists,
                                                      # kb, ontology; nothing: not read)
 
+    def close(self) -> None:
+        """Stop the worker processes that hold calls (see ``dstc2.Calls``)."""
+        self.calls.close()
+
 
 def sample_dir() -> str:
     """The small hand-written DSTC2-format sample shipped with dstc2conv."""
+    from importlib import resources   # (here: it takes a few milliseconds to import)
+
     return str(resources.files("dstc2conv.sample"))
 
 
@@ -125,7 +131,20 @@ def gather(paths: list[str], splits: tuple[str, ...], jobs: int = 1,
     the user; ``progress``: a line as each input is read. ``for_kb``: also read every
     other input that holds calls, for a KB built from the logs. ``asr``: read what the
     system heard too (``dstc2.Turn.heard``). ``every_call``: read every input that may hold
-    calls, whatever its flists."""
+    calls, whatever its flists. With ``jobs`` > 1 the calls stay in the worker processes
+    that read them: ``Inputs.close()`` stops these."""
+    sources: list[Source] = []
+    try:
+        return _gather(paths, splits, jobs, log, progress, for_kb, asr, every_call, sources)
+    except BaseException:
+        for source in sources:
+            source.calls.close()
+        raise
+
+
+def _gather(paths: list[str], splits: tuple[str, ...], jobs: int, log: Callable[[str], None],
+            progress: Callable[[str], None], for_kb: bool, asr: bool, every_call: bool,
+            sources: list[Source]) -> Inputs:
     for path in paths:
         if not os.path.exists(path):
             raise Dstc2ConvError("no such file or folder", path)
@@ -135,18 +154,17 @@ def gather(paths: list[str], splits: tuple[str, ...], jobs: int = 1,
     def wanted(path: str) -> bool:
         return known[path] is None or bool(known[path].flists & needed) or every_call and known[path].calls
 
-    sources: list[Source] = []
     for path in paths:
         if wanted(path):
             progress(f"reading {path}")
-            sources.append(read_source(path, workers=jobs, asr=asr))
+            sources.append(read_source(path, workers=jobs, asr=asr, keep=True))
     calls, flists = _merged(sources)
     kb_only = set()
     if for_kb and needed <= set(flists):   # (without those flists the build stops: read no more)
         for path in paths:
             if not wanted(path) and known[path].calls:
                 progress(f"reading {path} (its calls, for the KB)")
-                sources.append(read_source(path, workers=jobs, asr=asr))
+                sources.append(read_source(path, workers=jobs, asr=asr, keep=True))
                 kb_only.add(path)
         calls, flists = _merged(sources)
 
@@ -185,7 +203,8 @@ def gather(paths: list[str], splits: tuple[str, ...], jobs: int = 1,
         if ontology_from is not None and _within(ontology_from, path):
             taken.append("ontology")
         used.append((path, tuple(taken)))
-    return Inputs(tuple(sources), calls, flists, ontology, ontology_from, tuple(used))
+    source_of = {session: source.path for source in sources for session in source.calls}
+    return Inputs(tuple(sources), calls, source_of, flists, ontology, ontology_from, tuple(used))
 
 
 def _within(where: str, path: str) -> bool:
@@ -193,22 +212,24 @@ def _within(where: str, path: str) -> bool:
     return where.startswith(f"{path}:") or where.startswith(os.path.join(path, ""))
 
 
-def _merged(sources: list[Source]) -> tuple[dict, dict]:
+def _merged(sources: list[Source]) -> tuple[Calls, dict]:
     """The calls and flists of every source, checked to agree where two hold the same."""
-    calls: dict[str, Call] = {}
     flists: dict[str, tuple] = {}
     where: dict[str, str] = {}
-    for source in sources:
-        for session, call in source.calls.items():
-            other = calls.get(session)
-            if other is not None and (other.turns, other.dialog_manager) != (call.turns, call.dialog_manager):
+    for i, source in enumerate(sources):
+        for session in source.calls:
+            holder = next((s for s in reversed(sources[:i]) if session in s.calls), None)
+            if holder is None:
+                continue
+            other, call = holder.calls[session], source.calls[session]
+            if (other.turns, other.dialog_manager) != (call.turns, call.dialog_manager):
                 raise Dstc2ConvError(f"call {session} is in {other.source} and in {call.source}, with other turns")
-            calls[session] = call
         for split, sessions in source.flists.items():
             mine = tuple(sorted(set(sessions)))
             if split in flists and flists[split] != mine:
                 raise Dstc2ConvError(f"{FLISTS[split]} of {where[split]} and of {source.path} name other calls")
             flists[split], where[split] = mine, source.path
+    calls = Calls.merged([source.calls for source in sources])
     return calls, {split: list(sessions) for split, sessions in flists.items()}
 
 

@@ -1,0 +1,243 @@
+"""The build's bytes, whatever the number of processes and the readers installed."""
+from __future__ import annotations
+
+import json
+import multiprocessing
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+from conftest import GOLDEN, SAMPLE
+
+from dstc2conv import build as build_module
+from dstc2conv import dstc2
+from dstc2conv.build import BuildOptions, build
+from dstc2conv.cli import run
+from dstc2conv.errors import Dstc2ConvError
+
+
+def _built(out) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(out.iterdir())}
+
+
+def _golden(name: str) -> dict[str, bytes]:
+    files = _built(GOLDEN / name)
+    files["manifest.json"] = files["manifest.json"].replace(b"<sample>", str(SAMPLE).encode())
+    return files
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("user, golden", [("transcription", "sample-all"), ("asr", "sample-all-asr")])
+def test_sample_build_is_the_golden_bytes(tmp_path, jobs, user, golden):
+    build(BuildOptions(split="all", raw=(str(SAMPLE),), out=str(tmp_path / "o"), user=user, jobs=jobs))
+    assert _built(tmp_path / "o") == _golden(golden)
+
+
+def _tarball(path, mode="w:gz", form=tarfile.PAX_FORMAT, top=""):
+    with tarfile.open(path, mode, format=form) as tf:
+        for part in ("data", "scripts"):
+            tf.add(SAMPLE / part, arcname=top + part)
+    return str(path)
+
+
+@pytest.mark.parametrize("name, mode, form, top, plain", [
+    ("pax.tar.gz", "w:gz", tarfile.PAX_FORMAT, "", True),
+    ("gnu.tar.gz", "w:gz", tarfile.GNU_FORMAT, "", True),
+    ("ustar.tar", "w", tarfile.USTAR_FORMAT, "", True),
+    ("longnames.tar.gz", "w:gz", tarfile.PAX_FORMAT, "x" * 90 + "/", True),   # pax path records
+    ("gnulong.tar.gz", "w:gz", tarfile.GNU_FORMAT, "x" * 90 + "/", False),    # GNU long-name headers
+    ("bzip2.tar.bz2", "w:bz2", tarfile.PAX_FORMAT, "", False),
+])
+def test_every_tarball_reads_as_tarfile_reads_it(tmp_path, name, mode, form, top, plain):
+    path = _tarball(tmp_path / name, mode, form, top)
+    members = list(dstc2._tarfile_members(path))
+    if plain:
+        assert list(dstc2._plain_members(path)) == members
+    else:
+        with pytest.raises(dstc2._NotPlain):
+            list(dstc2._plain_members(path))
+    build(BuildOptions(split="all", raw=(path,), out=str(tmp_path / "o")))
+    built, golden = _built(tmp_path / "o"), _golden("sample-all")
+    del built["manifest.json"], golden["manifest.json"]
+    assert built == golden
+
+
+# Imports of the compiled readers fail, as where their wheels are not installed.
+WITHOUT = """
+import sys
+class Absent:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {absent!r}:
+            raise ImportError(name)
+sys.meta_path.insert(0, Absent())
+from dstc2conv import cli, dstc2
+print(dstc2._gunzip.__module__, getattr(dstc2.msgspec, "__name__", None))
+sys.argv = ["dstc2conv", "build", "--split", "all", "--quiet", "--raw", {raw!r}, "--out", {out!r}]
+cli.main()
+"""
+
+
+def test_without_the_compiled_readers_the_bytes_are_the_same(tmp_path):
+    raw = _tarball(tmp_path / "dstc2.tar.gz")
+    outs = {}
+    for absent in ((), ("isal",), ("msgspec",), ("isal", "msgspec")):
+        out = str(tmp_path / f"out-{'-'.join(absent)}")
+        code = WITHOUT.format(absent=set(absent), raw=raw, out=out)
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        assert done.stdout.split()[:2] == ["gzip" if "isal" in absent else "isal.igzip",
+                                           "None" if "msgspec" in absent else "msgspec"]
+        outs[absent] = _built(Path(out))
+    assert outs[()] == outs[("isal",)] == outs[("msgspec",)] == outs[("isal", "msgspec")]
+
+
+CALL = "Mar13_S9A0/voip-sample00001-20260101_100000"
+
+
+def _files(call: str = CALL) -> tuple[dict, dict]:
+    folder = SAMPLE / "data" / call
+    return json.loads((folder / "log.json").read_text()), json.loads((folder / "label.json").read_text())
+
+
+def _parsed(reader, log: dict, label: dict, asr: bool):
+    """A Call, or the text of the error that reading it gives."""
+    try:
+        return reader(CALL, json.dumps(log).encode(), json.dumps(label).encode(), "sample", asr)
+    except Dstc2ConvError as exc:
+        return f"error: {exc}"
+
+
+@pytest.mark.parametrize("asr", [False, True])
+@pytest.mark.parametrize("call", [f"{d.parent.name}/{d.name}" for d in sorted((SAMPLE / "data").glob("*/*"))])
+def test_the_typed_decoder_reads_what_the_strict_reader_reads(call, asr):
+    log, label = _files(call)
+    typed = dstc2._typed_call(call, json.dumps(log).encode(), json.dumps(label).encode(), "sample", asr)
+    assert typed is not None
+    assert typed == dstc2._strict_call(call, json.dumps(log).encode(), json.dumps(label).encode(), "sample", asr)
+
+
+def _set(*path_and_value):
+    *path, key, value = path_and_value
+
+    def change(data):
+        for step in path:
+            data = data[step]
+        if value is DELETE:
+            del data[key]
+        else:
+            data[key] = value
+    return change
+
+
+DELETE = object()
+# Inputs the typed decoder does not take: the reader says what today's strict reader says
+# (an error naming the file, turn and field), or reads what it reads (numbers made text).
+CHANGES = {
+    "transcript not text": ("log", _set("turns", 1, "output", "transcript", 5)),
+    "no output": ("log", _set("turns", 1, "output", DELETE)),
+    "unknown system act": ("log", _set("turns", 1, "output", "dialog-acts", 0, "act", "teleport")),
+    "malformed act": ("log", _set("turns", 1, "output", "dialog-acts", 0, "slots", [["name"]])),
+    "manager not a number": ("log", _set("system-specific", "dialog-manager", "mdp")),
+    "manager true": ("log", _set("system-specific", "dialog-manager", True)),
+    "system-specific a list": ("log", _set("system-specific", [])),
+    "no ASR hypothesis": ("log", _set("turns", 2, "input", "live", "asr-hyps", [])),
+    "ASR hypothesis not text": ("log", _set("turns", 2, "input", "live", "asr-hyps", 0, "asr-hyp", None)),
+    "no log turns": ("log", _set("turns", DELETE)),
+    "slot value a number": ("log", _set("turns", 1, "output", "dialog-acts", 1, "slots", [["count", 3]])),
+    "a label turn less": ("label", lambda d: d["turns"].pop()),
+    "goal labels null": ("label", _set("turns", 0, "goal-labels", None)),
+    "goal value a number": ("label", _set("turns", 0, "goal-labels", "food", 7)),
+    "no semantics": ("label", _set("turns", 0, "semantics", "json", DELETE)),
+    "unknown user act": ("label", _set("turns", 0, "semantics", "json", 0, "act", "dance")),
+    "requested slots text": ("label", _set("turns", 0, "requested-slots", "ab")),
+    "method label null": ("label", _set("turns", 0, "method-label", None)),
+    "label a list": ("label", lambda d: d.clear()),
+}
+
+
+@pytest.mark.parametrize("asr", [False, True])
+@pytest.mark.parametrize("change", CHANGES)
+def test_what_the_typed_decoder_does_not_take_is_read_as_before(change, asr):
+    log, label = _files()
+    which, edit = CHANGES[change]
+    edit(log if which == "log" else label)
+    got = _parsed(dstc2.parse_call, log, label, asr)
+    assert got == _parsed(dstc2._strict_call, log, label, asr)
+    if asr or "ASR" not in change:   # (the hypotheses are read only for --user asr)
+        assert dstc2._typed_call(CALL, json.dumps(log).encode(), json.dumps(label).encode(), "sample", asr) is None
+
+
+# ---------------------------------------------------------------- the worker processes
+
+SESSIONS = [f"{d.parent.name}/{d.name}" for d in sorted((SAMPLE / "data").glob("*/*"))]
+
+
+def _errors(capsys, raw, out, jobs, *extra, split="all") -> str:
+    code = run(["build", "--split", split, "--raw", str(raw), "--out", str(out), "--jobs", str(jobs), *extra])
+    err = capsys.readouterr().err
+    assert code == 2
+    return err
+
+
+@pytest.mark.parametrize("session", SESSIONS)
+def test_a_reading_error_is_the_same_whichever_process_reads_the_call(tmp_path, capsys, session):
+    raw = tmp_path / "dstc2"
+    shutil.copytree(SAMPLE, raw)
+    log = raw / "data" / session / "log.json"
+    log.write_text(log.read_text()[:-40])
+    tarball = _tarball(tmp_path / "dstc2.tar.gz", top="")   # (of the sample as it is: read as a second input)
+    one, two = (_errors(capsys, raw, tmp_path / f"o{jobs}", jobs) for jobs in (1, 2))
+    assert one == two and f"{session}/log.json: malformed JSON" in one
+    one, two = (_errors(capsys, tarball, tmp_path / f"t{jobs}", jobs, "--raw", str(raw)) for jobs in (1, 2))
+    assert one == two
+
+
+@pytest.mark.parametrize("failing", [(1, 3), (1, 2), (2,)])   # (the sample's third call is the worker's)
+def test_a_conversion_error_names_the_first_call_whatever_the_processes(tmp_path, capsys, monkeypatch, failing):
+    real = build_module.convert_call
+    failing = [SESSIONS[i] for i in failing]
+
+    def fails(call, *args, **kwargs):
+        if call.session in failing:
+            raise ValueError("no such turn")
+        return real(call, *args, **kwargs)
+
+    monkeypatch.setattr(build_module, "convert_call", fails)   # (the forked workers have it too)
+    errors = {jobs: _errors(capsys, SAMPLE, tmp_path / f"o{jobs}", jobs) for jobs in (1, 2)}
+    assert errors[1] == errors[2]
+    files = json.loads(_golden("sample-all")["manifest.json"])["files"]
+    order = [s for name in ("dialog-babi-task6-dstc2-trn.txt", "dialog-babi-task6-dstc2-dev.txt",
+                            "dialog-babi-task6-dstc2-tst.txt") for s in files[name]["dialogs"]]
+    first = min(failing, key=order.index)
+    assert f"cannot convert call {first}: ValueError: no such turn" in errors[1]
+
+
+def test_no_worker_is_left_after_a_build_that_stops(tmp_path, capsys):
+    out = tmp_path / "o"
+    assert run(["build", "--split", "test", "--raw", str(SAMPLE), "--out", str(out), "--jobs", "2"]) == 0
+    (out / "dialog-babi-task6-dstc2-dev.txt").write_text("not of this build\n")   # refused without --replace
+    assert _errors(capsys, SAMPLE, out, 2, split="test").count("--replace") == 1
+    assert multiprocessing.active_children() == []
+
+
+def test_calls_held_by_a_worker_are_those_read_here():
+    here = dstc2.read_source(SAMPLE)
+    there = dstc2.read_source(SAMPLE, workers=2, keep=True)
+    try:
+        assert list(there.calls) == sorted(here.calls) and len(there.calls) == len(here.calls)
+        assert all(there.calls[s] == here.calls[s] for s in here.calls)
+        shares = there.calls.run(list)
+        assert len(shares) == 2 and all(shares) and sorted(c.session for share in shares for c in share) == \
+            sorted(here.calls)
+        with pytest.raises(ZeroDivisionError):
+            there.calls.run(_fails_on_every_call)
+        assert there.calls.run(len) == [len(share) for share in shares]   # still answering
+    finally:
+        there.calls.close()
+    assert multiprocessing.active_children() == []
+
+
+def _fails_on_every_call(calls):
+    return [1 / 0 for _ in calls]
