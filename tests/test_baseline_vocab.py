@@ -585,3 +585,19 @@ def test_the_readme_example_loads(tmp_path):
     example = section[section.index("```yaml\n") + 8:section.index("```\n", section.index("```yaml"))]
     ruleset, _, _, _ = _load(tmp_path, example)
     assert [r.id for r in ruleset.rules] == ["dontcare-area", "call", "offer-area-price", "another-same-wording"]
+
+
+def test_libyaml_and_python_loaders_read_rule_files_alike(monkeypatch):
+    """Rule files without aliases are parsed by libyaml when it is there: the rule set,
+    line numbers and key positions included, is the one the Python loader gives."""
+    from dstc2conv.baseline import ruleset as module
+
+    shipped = ROOT / "rules" / "dstc2.yaml"
+    if module._CLoader is not None:
+        assert isinstance(module._fast_loader(shipped.read_text(), str(shipped)), module._CLoader)
+    assert module._fast_loader("a: *x\n", "f") is None            # an alias: the Python loader counts it
+    fast = load_rules(shipped)
+    monkeypatch.setattr(module, "_fast_loader", lambda text, path: None)
+    slow = load_rules(shipped)
+    assert fast.rules == slow.rules and fast.patterns == slow.patterns and fast.sha256 == slow.sha256
+    assert [(r.line, r.priority) for r in fast.rules] == [(r.line, r.priority) for r in slow.rules]
