@@ -327,6 +327,12 @@ def _read_tarball(path: str, wanted, part: tuple[int, int] = (0, 1), ontology_on
         return _read_members(path, _tarfile_members(path), wanted, part, ontology_only, asr)
     except FileNotFoundError:
         raise Dstc2ConvError("no such file", path) from None
+    except tarfile.ReadError as exc:
+        # tarfile lists what each compression made of it, a line each: the first line is enough
+        reason = str(exc).split("\n")[0].rstrip(":")
+        if reason == "file could not be opened successfully":
+            reason = "not a tarball (neither gzip, bzip2, xz nor plain tar)"
+        raise Dstc2ConvError(f"cannot read the tarball (truncated or not a tarball?): {reason}", path) from None
     except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
         raise Dstc2ConvError(f"cannot read the tarball (truncated or not a tarball?): {exc}", path) from None
 

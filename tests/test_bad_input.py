@@ -53,6 +53,16 @@ def test_truncated_tarball(capsys, tmp_path, sample):
     _fails(capsys, tmp_path, cut, "dstc2_test.tar.gz", "truncated")
 
 
+@pytest.mark.parametrize("content", [b"1 hello\tWelcome\n", b"garbage"])
+def test_not_a_tarball_is_one_line(capsys, tmp_path, content):
+    """A task-6 file or anything else given as a tarball: one line, not tarfile's list."""
+    wrong = tmp_path / "dstc2_test.tar.gz"
+    wrong.write_bytes(content)
+    err = _fails(capsys, tmp_path, wrong)
+    assert err == (f"dstc2conv: error: {wrong}: cannot read the tarball (truncated or not a tarball?): "
+                   "not a tarball (neither gzip, bzip2, xz nor plain tar)\n")
+
+
 def test_tarball_reads_like_the_folder(tmp_path, sample):
     tarball = _tarball(sample, tmp_path / "dstc2_test.tar.gz")
     assert run(["build", "--split", "test", "--raw", str(tarball), "--out", str(tmp_path / "a")]) == 0
