@@ -222,7 +222,8 @@ def test_ontology_problems(write, capsys, ontology, line, message):
 def test_a_valid_file_still_loads(write, capsys):
     rules, data = write()
     assert run(["rules", "check", "--rules", rules, "--data", data]) == 0
-    assert capsys.readouterr().out == f"{rules}: 3 rules, 4 patterns: valid\n"
+    assert capsys.readouterr().out == (f"{rules}: 3 rules, 4 patterns: valid\n"
+                                       f"every response rule answers some of the 4 bot turns of {data}\n")
 
 
 # ---------------------------------------------------------------- bounds

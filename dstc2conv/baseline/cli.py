@@ -238,8 +238,12 @@ def _cmd_check(args) -> int:
     from .ruleset import load_rules
 
     ruleset = load_rules(args.rules)
-    findings = find_problems(ruleset, [read_turns(path) for path in args.data]) if args.data else []
+    files = [read_turns(path) for path in args.data or ()]
+    findings = find_problems(ruleset, files) if files else []
     print(f"{args.rules}: {count(len(ruleset.rules), 'rule')}, {count(len(ruleset.patterns), 'pattern')}: valid")
+    if files and not findings:
+        print(f"every response rule answers some of the {count(sum(map(len, files)), 'bot turn')} of "
+              f"{', '.join(args.data)}")
     for finding in findings:
         print(finding)
     return 1 if findings else 0
