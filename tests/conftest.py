@@ -16,6 +16,15 @@ SAMPLE = ROOT / "tests" / "data" / "sample"
 GOLDEN = ROOT / "tests" / "golden"
 
 
+# the ontology of the rule baseline tests' tiny rule files
+ONTOLOGY = """\
+food: [thai, noodles]
+area: [north, south]
+price: [cheap, expensive]
+served: [thai]
+"""
+
+
 def write_rule_files(folder: Path, rules: str, ontology: str, data: str, data_folder: str = ".") -> tuple[str, str]:
     """A rule file (rules.yaml, naming ontology.yaml) in ``folder`` and a task-6 file
     data.txt in ``folder/data_folder``; returns their paths."""

@@ -3,20 +3,13 @@ on tiny inline rule files and hand-written dialogs."""
 from __future__ import annotations
 
 import pytest
-from conftest import write_rule_files
+from conftest import ONTOLOGY, write_rule_files
 
 from dstc2conv import task6
 from dstc2conv.baseline.engine import Compiled, predict, turns_of
 from dstc2conv.baseline.ruleset import load_rules
 from dstc2conv.cli import run
 from dstc2conv.errors import Dstc2ConvError
-
-ONTOLOGY = """\
-food: [thai, noodles]
-area: [north, south]
-price: [cheap, expensive]
-served: [thai]
-"""
 
 RULES = """\
 ontology: ontology.yaml

@@ -8,16 +8,9 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, write_rule_files
+from conftest import ONTOLOGY, ROOT, write_rule_files
 
 from dstc2conv.cli import run
-
-ONTOLOGY = """\
-food: [thai, noodles]
-area: [north, south]
-price: [cheap, expensive]
-served: [thai]
-"""
 
 RULES = """\
 ontology: ontology.yaml

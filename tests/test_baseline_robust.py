@@ -9,20 +9,13 @@ import pickle
 import sys
 
 import pytest
-from conftest import write_rule_files
+from conftest import ONTOLOGY, write_rule_files
 
 from dstc2conv.baseline.problems import Problem, RuleFileError
 from dstc2conv.baseline.ruleset import ALIAS_LIMIT, load_rules
 from dstc2conv.baseline.score import history_path
 from dstc2conv.cli import run
 from dstc2conv.errors import Dstc2ConvError
-
-ONTOLOGY = """\
-food: [thai, noodles]
-area: [north, south]
-price: [cheap, expensive]
-served: [thai]
-"""
 
 RULES = """\
 ontology: ontology.yaml

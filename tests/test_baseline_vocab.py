@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 
 import pytest
-from conftest import ROOT, write_rule_files
+from conftest import ONTOLOGY, ROOT, write_rule_files
 
 from dstc2conv import task6
 from dstc2conv.baseline.check import find_problems
@@ -21,13 +21,6 @@ from dstc2conv.baseline.ruleset import load_rules, rule_order
 from dstc2conv.evaluate.responses import outcomes, score
 from dstc2conv.baseline.tune import tune
 from dstc2conv.cli import run
-
-ONTOLOGY = """\
-food: [thai, noodles]
-area: [north, south]
-price: [cheap, expensive]
-served: [thai]
-"""
 
 PATTERNS = {"ask_food": "What food?", "ask_area": "Which area?", "offer": "{name} is in the {area}"}
 
