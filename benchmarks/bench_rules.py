@@ -31,10 +31,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
-    from dstc2conv import task6
-    from dstc2conv.baseline.engine import Compiled, predict, turns_of
+    from dstc2conv.baseline.engine import Compiled, predict
     from dstc2conv.baseline.ruleset import load_rules
     from dstc2conv.evaluate.responses import outcomes, score
+    from dstc2conv.task6 import format as task6
+    from dstc2conv.task6.turns import turns_of
 
     turns = turns_of(task6.read(args.data))
     ruleset = load_rules(args.rules)

@@ -57,13 +57,14 @@ def main() -> int:
 
 
 def _rows(args):
-    from dstc2conv.baseline.engine import Compiled, predict, turns_of
+    from dstc2conv.baseline.engine import Compiled, predict
     from dstc2conv.baseline.ruleset import load_rules
-    from dstc2conv.evaluate.responses import by_system, outcomes, score
     from dstc2conv.baseline.tune import OBJECTIVES, tune
     from dstc2conv.errors import Dstc2ConvError
-    from dstc2conv.sessions import read_sessions
-    from dstc2conv.task6 import read_dialogs
+    from dstc2conv.evaluate.responses import by_system, outcomes, score
+    from dstc2conv.evaluate.sessions import read_sessions
+    from dstc2conv.task6.format import read_dialogs
+    from dstc2conv.task6.turns import turns_of
 
     ruleset = load_rules(args.rules)
     dialogs = read_dialogs(args.data)

@@ -11,14 +11,14 @@ import argparse
 import os
 import sys
 
-from . import __version__
 from .errors import Dstc2ConvError
+from .version import __version__
 
 SPLITS = ("train", "dev", "test", "all")
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from .build import BuildOptions, build
+    from .build.pipeline import BuildOptions, build
 
     options = BuildOptions(
         split=args.split,
@@ -74,7 +74,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _cmd_stats(args: argparse.Namespace) -> int:
-    from .stats import file_stats, format_stats
+    from .task6.stats import file_stats, format_stats
 
     rows = [file_stats(path) for path in args.files]
     if args.json:
@@ -148,7 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .baseline.cli import add_parser as add_rules_parser
 
     add_rules_parser(sub)
-    from .ir_cli import add_parser as add_ir_parser
+    from .ir.cli import add_parser as add_ir_parser
 
     add_ir_parser(sub)
     from .evaluate.score_cli import add_parser as add_score_parser

@@ -2,7 +2,6 @@
 output file left behind (not even a partly written one)."""
 from __future__ import annotations
 
-
 import json
 import shutil
 import tarfile

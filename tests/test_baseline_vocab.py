@@ -10,17 +10,32 @@ from dataclasses import replace
 import pytest
 from conftest import ONTOLOGY, ROOT, write_rule_files
 
-from dstc2conv import task6
 from dstc2conv.baseline.check import find_problems
-from dstc2conv.baseline.conditions import (CONDITIONS, MIGRATIONS, Env, conditions_table, migrations_table,
-                                           pattern_regex, predicates)
-from dstc2conv.baseline.engine import (Compiled, State, candidates, choose, every_response_rule, looked_up, predict,
-                                       turns_of)
+from dstc2conv.baseline.conditions import (
+    CONDITIONS,
+    MIGRATIONS,
+    Env,
+    conditions_table,
+    migrations_table,
+    pattern_regex,
+    predicates,
+)
+from dstc2conv.baseline.engine import (
+    Compiled,
+    State,
+    candidates,
+    choose,
+    every_response_rule,
+    looked_up,
+    predict,
+)
 from dstc2conv.baseline.problems import Problem, RuleFileError
 from dstc2conv.baseline.ruleset import load_rules, rule_order
-from dstc2conv.evaluate.responses import outcomes, score
 from dstc2conv.baseline.tune import tune
 from dstc2conv.cli import run
+from dstc2conv.evaluate.responses import outcomes, score
+from dstc2conv.task6 import format as task6
+from dstc2conv.task6.turns import turns_of
 
 PATTERNS = {"ask_food": "What food?", "ask_area": "Which area?", "offer": "{name} is in the {area}"}
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from conftest import GOLDEN, SAMPLE
 
-from dstc2conv import build as build_module
-from dstc2conv import dstc2
-from dstc2conv.build import BuildOptions, build
+from dstc2conv.build import pipeline as build_module
+from dstc2conv.build.pipeline import BuildOptions, build
 from dstc2conv.cli import run
+from dstc2conv.dstc2 import calls as dstc2
 from dstc2conv.errors import Dstc2ConvError
 
 
@@ -73,7 +73,8 @@ class Absent:
         if name.split(".")[0] in {absent!r}:
             raise ImportError(name)
 sys.meta_path.insert(0, Absent())
-from dstc2conv import cli, dstc2
+from dstc2conv import cli
+from dstc2conv.dstc2 import calls as dstc2
 print(dstc2._gunzip.__module__, getattr(dstc2.msgspec, "__name__", None))
 sys.argv = ["dstc2conv", "build", "--split", "all", "--quiet", "--raw", {raw!r}, "--out", {out!r}]
 cli.main()

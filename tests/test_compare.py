@@ -10,9 +10,19 @@ from conftest import REFERENCE, need
 
 from dstc2conv.cli import run
 from dstc2conv.evaluate.align import compare_files
-from dstc2conv.evaluate.fidelity import (CALL_MISSING, DIALOG_MISSING, EXTRA_CALL, LENGTH_DIFFERS,
-                                         MISALIGNED, RESULTS_DIFFER, SLOT_DIFFERS, SLOT_DROPPED,
-                                         SYSTEM_DIFFERS, SYSTEM_MISSING, USER_DIFFERS)
+from dstc2conv.evaluate.fidelity import (
+    CALL_MISSING,
+    DIALOG_MISSING,
+    EXTRA_CALL,
+    LENGTH_DIFFERS,
+    MISALIGNED,
+    RESULTS_DIFFER,
+    SLOT_DIFFERS,
+    SLOT_DROPPED,
+    SYSTEM_DIFFERS,
+    SYSTEM_MISSING,
+    USER_DIFFERS,
+)
 from dstc2conv.evaluate.output import format_report
 
 HELLO = "<SILENCE>\tHello , welcome . How may I help you ?"

@@ -7,10 +7,10 @@ from dataclasses import replace
 
 from conftest import GOLDEN, SAMPLE
 
-from dstc2conv import task6
-from dstc2conv.build import BuildOptions, build
-from dstc2conv.convert import assign_ratings, merge_repeats
-from dstc2conv.dstc2 import read_source
+from dstc2conv.build.pipeline import BuildOptions, build
+from dstc2conv.convert.dialogs import assign_ratings, merge_repeats
+from dstc2conv.dstc2.calls import read_source
+from dstc2conv.task6 import format as task6
 
 
 def _build(tmp_path, split="test", seed=0, name="out"):
@@ -36,7 +36,9 @@ def test_same_seed_same_bytes_other_seed_other_ratings(tmp_path):
         assert (a / name).read_bytes() == (b / name).read_bytes()
     tst_a = (a / "dialog-babi-task6-dstc2-tst.txt").read_text()
     tst_c = (c / "dialog-babi-task6-dstc2-tst.txt").read_text()
-    strip = lambda text: [line.rsplit(" ", 1)[0] if "R_rating" in line else line for line in text.splitlines()]
+
+    def strip(text):
+        return [line.rsplit(" ", 1)[0] if "R_rating" in line else line for line in text.splitlines()]
     assert strip(tst_a) == strip(tst_c)  # only ratings depend on the seed
 
 
@@ -143,8 +145,9 @@ def test_parallel_reading_gives_the_same_files(tmp_path):
 
 
 def _lexicon():
-    from dstc2conv.convert import Ontology, make_lexicon
-    from dstc2conv.kb import kb_from_acts
+    from dstc2conv.convert.kb import kb_from_acts
+    from dstc2conv.convert.lexicon import make_lexicon
+    from dstc2conv.dstc2.ontology import Ontology
 
     ontology = Ontology(("modern european", "thai"), ("centre", "north"), ("cheap",),
                         ("blue door", "the very long named noodle house bar"))
@@ -152,13 +155,13 @@ def _lexicon():
 
 
 def _turn(system, *acts):
-    from dstc2conv.dstc2 import Act, Turn
+    from dstc2conv.dstc2.calls import Act, Turn
 
     return Turn(system, tuple(Act(a, tuple(s)) for a, *s in acts), "", (), (), "none", ())
 
 
 def test_clean_system_delexicalises_the_first_detail_and_cuts_the_rest():
-    from dstc2conv.convert import clean_system
+    from dstc2conv.convert.dialogs import clean_system
 
     lex = _lexicon()
     offer = ("offer", ("name", "blue door"))
@@ -178,7 +181,7 @@ def test_clean_system_delexicalises_the_first_detail_and_cuts_the_rest():
 
 
 def test_clean_user():
-    from dstc2conv.convert import clean_user
+    from dstc2conv.convert.dialogs import clean_user
 
     lex = _lexicon()
     assert clean_user("Noise sil", lex) == "<SILENCE>"
@@ -190,9 +193,9 @@ def test_clean_user():
 def test_call_answers_the_first_user_turn_of_a_repeated_offer():
     import random as _random
 
-    from dstc2conv.convert import convert_call
-    from dstc2conv.dstc2 import Act, Call, Turn
-    from dstc2conv.kb import KB, Restaurant
+    from dstc2conv.convert.dialogs import convert_call
+    from dstc2conv.convert.kb import KB, Restaurant
+    from dstc2conv.dstc2.calls import Act, Call, Turn
 
     lex = _lexicon()
     kb = KB((Restaurant("blue_door", (("R_cuisine", "thai"), ("R_location", "north"))),), "test")
@@ -218,8 +221,8 @@ def test_call_answers_the_first_user_turn_of_a_repeated_offer():
 
 
 def test_fit_offer_leaves_out_what_the_offered_restaurant_contradicts():
-    from dstc2conv.apicall import fit_offer
-    from dstc2conv.kb import Restaurant
+    from dstc2conv.convert.apicall import fit_offer
+    from dstc2conv.convert.kb import Restaurant
 
     blue = Restaurant("blue_door", (("R_cuisine", "thai"), ("R_location", "north")))
     assert fit_offer(("thai", "centre", "cheap"), blue) == ("thai", None, "cheap")   # no price fact
@@ -231,9 +234,9 @@ def test_fit_offer_leaves_out_what_the_offered_restaurant_contradicts():
 def test_disputed_offer():
     from dataclasses import replace
 
-    from dstc2conv.apicall import disputed
-    from dstc2conv.dstc2 import Act
-    from dstc2conv.kb import Restaurant
+    from dstc2conv.convert.apicall import disputed
+    from dstc2conv.convert.kb import Restaurant
+    from dstc2conv.dstc2.calls import Act
 
     blue = Restaurant("blue_door", (("R_cuisine", "thai"), ("R_location", "north")))
     values = ("thai", "centre", None)
@@ -248,9 +251,11 @@ def test_disputed_offer():
 def _fitting_call(dialog_manager, second_user):
     import random as _random
 
-    from dstc2conv.convert import Ontology, convert_call, make_lexicon
-    from dstc2conv.dstc2 import Act, Call, Turn
-    from dstc2conv.kb import KB, Restaurant
+    from dstc2conv.convert.dialogs import convert_call
+    from dstc2conv.convert.kb import KB, Restaurant
+    from dstc2conv.convert.lexicon import make_lexicon
+    from dstc2conv.dstc2.calls import Act, Call, Turn
+    from dstc2conv.dstc2.ontology import Ontology
 
     kb = KB((Restaurant("blue_door", (("R_cuisine", "thai"), ("R_location", "north"))),
              Restaurant("red_door", (("R_cuisine", "thai"), ("R_location", "centre")))), "test")
@@ -284,7 +289,7 @@ def test_call_is_fitted_to_each_offer():
 
 
 def test_default_sources_find_tarballs_and_unpacked_releases(tmp_path):
-    from dstc2conv.build import default_sources
+    from dstc2conv.build.pipeline import default_sources
 
     raw = tmp_path / "data_raw"
     raw.mkdir()
@@ -331,7 +336,7 @@ def test_canthelp_calls_the_database_only_for_the_mdp_system(tmp_path):
 
 
 def test_shown_offer_needs_the_name_in_the_words():
-    from dstc2conv.apicall import shown_offer
+    from dstc2conv.convert.apicall import shown_offer
 
     def offer(system, name):
         return _turn(system, ("offer", ("name", name)))
@@ -349,9 +354,11 @@ def test_shown_offer_needs_the_name_in_the_words():
 def test_offer_the_system_does_not_say_is_no_offer():
     import random as _random
 
-    from dstc2conv.convert import Ontology, convert_call, make_lexicon
-    from dstc2conv.dstc2 import Act, Call, Turn
-    from dstc2conv.kb import KB, Restaurant
+    from dstc2conv.convert.dialogs import convert_call
+    from dstc2conv.convert.kb import KB, Restaurant
+    from dstc2conv.convert.lexicon import make_lexicon
+    from dstc2conv.dstc2.calls import Act, Call, Turn
+    from dstc2conv.dstc2.ontology import Ontology
 
     kb = KB(tuple(Restaurant(n, (("R_cuisine", "thai"), ("R_location", "north")))
                   for n in ("blue_door", "green_door", "red_door")), "test")
@@ -380,8 +387,9 @@ def test_offer_the_system_does_not_say_is_no_offer():
 
 
 def _said_lexicon(kb=None):
-    from dstc2conv.convert import Ontology, make_lexicon
-    from dstc2conv.kb import KB
+    from dstc2conv.convert.kb import KB
+    from dstc2conv.convert.lexicon import make_lexicon
+    from dstc2conv.dstc2.ontology import Ontology
 
     ontology = Ontology(("dontcare", "european", "modern european", "north american", "thai"),
                         ("centre", "east", "north"), ("cheap", "expensive", "moderate"), ("blue door", "red door"))
@@ -389,8 +397,8 @@ def _said_lexicon(kb=None):
 
 
 def test_said_values_reads_the_ontology_values_in_the_users_words():
-    from dstc2conv.apicall import said_values
-    from dstc2conv.dstc2 import Call
+    from dstc2conv.convert.apicall import said_values
+    from dstc2conv.dstc2.calls import Call
 
     lex = _said_lexicon()
     assert "dontcare" not in lex.slot_of   # a label, never a word the user says
@@ -412,9 +420,9 @@ def test_said_values_reads_the_ontology_values_in_the_users_words():
 def test_api_call_values_are_the_ontology_values_the_user_said():
     import random as _random
 
-    from dstc2conv.convert import convert_call
-    from dstc2conv.dstc2 import Act, Call, Turn
-    from dstc2conv.kb import KB, Restaurant
+    from dstc2conv.convert.dialogs import convert_call
+    from dstc2conv.convert.kb import KB, Restaurant
+    from dstc2conv.dstc2.calls import Act, Call, Turn
 
     kb = KB((Restaurant("blue_door", (("R_cuisine", "modern_european"), ("R_location", "centre"),
                                       ("R_price", "moderate"))),

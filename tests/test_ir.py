@@ -7,9 +7,10 @@ import math
 
 import pytest
 
-from dstc2conv import ir, task6
-from dstc2conv.baseline.engine import turns_of
 from dstc2conv.cli import run
+from dstc2conv.ir import baselines as ir
+from dstc2conv.task6 import format as task6
+from dstc2conv.task6.turns import turns_of
 
 # Four candidates. df: hello 1, cheap 1, expensive 1, bye 1, now 1, food 2, here 2;
 # idf = ln(4/df): ln 4 = 2 ln 2 for the first five, ln 2 for food and here.

@@ -16,9 +16,9 @@ import time
 import pytest
 from conftest import GOLDEN, REFERENCE, ROOT, SAMPLE, TRAINDEV, need
 
-from dstc2conv.build import BuildOptions, build, candidates
+from dstc2conv.build.pipeline import BuildOptions, build, candidates
 from dstc2conv.cli import run
-from dstc2conv.task6 import read
+from dstc2conv.task6.format import read
 
 CONFIG = SAMPLE / "scripts" / "config"
 # As in the release, the test calls and the train/dev calls are apart.
@@ -180,8 +180,8 @@ def test_a_malformed_ontology_is_named(tmp_path, capsys, informable):
 
 
 def test_the_ontology_derived_from_the_calls():
-    from dstc2conv.convert import Ontology
-    from dstc2conv.dstc2 import read_source
+    from dstc2conv.dstc2.calls import read_source
+    from dstc2conv.dstc2.ontology import Ontology
 
     derived = Ontology.from_calls(read_source(SAMPLE).calls.values())
     given = Ontology.from_json(json.loads((CONFIG / "ontology_dstc2.json").read_text()))
@@ -198,11 +198,13 @@ def test_without_the_ontology_only_unmentioned_multiword_values_differ(kb_from):
     with the published KB file, nowhere."""
     import random
 
-    from dstc2conv.build import choose_kb
-    from dstc2conv.convert import Ontology, convert_call, make_lexicon
-    from dstc2conv.dstc2 import read_source
-    from dstc2conv.kb import read_kb
-    from dstc2conv.task6 import serialize
+    from dstc2conv.build.pipeline import choose_kb
+    from dstc2conv.convert.dialogs import convert_call
+    from dstc2conv.convert.kb import read_kb
+    from dstc2conv.convert.lexicon import kb_ontology, make_lexicon
+    from dstc2conv.dstc2.calls import read_source
+    from dstc2conv.dstc2.ontology import Ontology
+    from dstc2conv.task6.format import serialize
 
     source = read_source(need(TRAINDEV), workers=2)
     if kb_from == "published":
@@ -210,7 +212,7 @@ def test_without_the_ontology_only_unmentioned_multiword_values_differ(kb_from):
     else:
         kb = choose_kb(BuildOptions(split="all"), source.calls, from_raw_dir=False)
     given = Ontology.from_json(source.ontology)
-    derived = Ontology.from_calls((source.calls[s] for s in sorted(source.calls)), kb)
+    derived = Ontology.from_calls(source.calls[s] for s in sorted(source.calls)) | kb_ontology(kb)
     unmentioned = [v for v in given.foods + given.names if " " in v and v not in derived.foods + derived.names]
     differ = 0
     lexicons = make_lexicon(given, kb), make_lexicon(derived, kb)
@@ -444,7 +446,7 @@ def _consistent(out) -> bool:
 
 KILLED_AT_THE_FIRST_RENAME = """
 import os, sys
-from dstc2conv import outputs
+from dstc2conv.build import output_set as outputs
 real = os.replace
 def replace(source, target):
     if os.path.dirname(target) == sys.argv[-1] and not outputs.os.path.basename(source) == "COMMIT":
@@ -562,7 +564,7 @@ def test_workers_die_with_a_killed_build(tmp_path):
 def test_an_idle_worker_dies_with_a_killed_build():
     """A worker that has done its share and waits for work also stops with the build."""
     script = ("import concurrent.futures, multiprocessing, os, sys, time\n"
-              "from dstc2conv.dstc2 import _die_with\n"
+              "from dstc2conv.dstc2.calls import _die_with\n"
               "pool = concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context('fork'), "
               "initializer=_die_with, initargs=(os.getpid(),))\n"
               "print(pool.submit(os.getpid).result(), flush=True)\n"

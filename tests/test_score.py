@@ -12,11 +12,12 @@ from fractions import Fraction
 import pytest
 from conftest import GOLDEN, REFERENCE, ROOT, need, write_rule_files
 
-from dstc2conv import __version__, task6
-from dstc2conv.baseline.engine import Turn, read_turns, turns_of
+from dstc2conv import __version__
 from dstc2conv.cli import run
 from dstc2conv.evaluate import responses
 from dstc2conv.evaluate.response_kinds import KINDS, NAMES, kind_of
+from dstc2conv.task6 import format as task6
+from dstc2conv.task6.turns import Turn, read_turns, turns_of
 
 GREETING = ("Hello , welcome to the Cambridge restaurant system . You can ask for restaurants by area , "
             "price range or food type . How may I help you ?")

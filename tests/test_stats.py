@@ -6,8 +6,8 @@ import json
 from conftest import REFERENCE, need
 
 from dstc2conv.cli import run
-from dstc2conv.stats import file_stats, format_stats, rating_consistency
-from dstc2conv.task6 import parse
+from dstc2conv.task6.format import parse
+from dstc2conv.task6.stats import file_stats, format_stats, rating_consistency
 
 TEXT = (
     "1 <SILENCE>\tHello , how may I help you ?\n"

@@ -12,12 +12,13 @@ import pytest
 from conftest import ROOT, write_rule_files
 from test_baseline_rules import DIALOG, ONTOLOGY, RULES
 
-from dstc2conv import task6
-from dstc2conv.baseline.engine import Compiled, predict, turns_of
+from dstc2conv.baseline.engine import Compiled, predict
 from dstc2conv.baseline.ruleset import load_rules, rule_order
 from dstc2conv.baseline.tune import OBJECTIVES, _priorities, tune
 from dstc2conv.cli import run
-from dstc2conv.sessions import system_of
+from dstc2conv.evaluate.sessions import system_of
+from dstc2conv.task6 import format as task6
+from dstc2conv.task6.turns import turns_of
 
 S0, S1 = "Mar13_S0A0/voip-x{:02}", "Mar13_S1A0/voip-y{:02}"
 

@@ -8,10 +8,10 @@ import sys
 import pytest
 from conftest import REFERENCE, ROOT, need
 
-from dstc2conv import task6
 from dstc2conv.cli import run
 from dstc2conv.errors import Dstc2ConvError
-from dstc2conv.task6 import Context, Exchange, Fact
+from dstc2conv.task6 import format as task6
+from dstc2conv.task6.format import Context, Exchange, Fact
 
 GOOD = (
     "1 <SILENCE>\tHello , welcome to the Cambridge restaurant system . How may I help you ?\n"

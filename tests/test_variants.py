@@ -11,9 +11,9 @@ import pytest
 from conftest import SAMPLE, TRAINDEV, need
 from test_release import CANDIDATES, DEV, KB_FILE, TRN, TST, _build, _manifest
 
-from dstc2conv.build import partition_sizes, random_sessions
-from dstc2conv.sessions import system_of
-from dstc2conv.task6 import Exchange, read
+from dstc2conv.build.pipeline import partition_sizes, random_sessions
+from dstc2conv.evaluate.sessions import system_of
+from dstc2conv.task6.format import Exchange, read
 
 FILES = (TRN, DEV, TST)
 # The user turns where the sample's live ASR top hypothesis is not the transcription,

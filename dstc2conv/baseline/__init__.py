@@ -1,1 +1,1 @@
-"""The rule baseline: prioritized rules and response patterns declared in YAML."""
+"""The rule baseline: prioritized rules and response patterns in YAML, a slot-filling state, a tuner."""

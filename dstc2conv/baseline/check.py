@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .engine import Compiled, Turn, candidates, choose, every_response_rule, looked_up
+from ..task6.turns import Turn
+from .engine import Compiled, candidates, choose, every_response_rule, looked_up
 from .problems import Problem, count
 from .ruleset import RuleSet, rule_order
 

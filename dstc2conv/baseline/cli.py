@@ -27,7 +27,7 @@ def default_rules() -> str:
 
 
 def _load(args):
-    from .engine import read_turns
+    from ..task6.turns import read_turns
     from .ruleset import load_rules
 
     ruleset = load_rules(args.rules)
@@ -43,8 +43,8 @@ def _load_systems(args, needed: bool = False):
     manifest (--manifest, else manifest.json beside the data if it lists the file), or
     None without one (or with --manifest none); a manifest that does not fit the file is
     an error (saying, unless the systems are ``needed``, how to do without it)."""
-    from ..sessions import read_sessions
-    from .engine import read_file
+    from ..evaluate.sessions import read_sessions
+    from ..task6.turns import read_file
     from .ruleset import load_rules
 
     ruleset = load_rules(args.rules)
@@ -92,8 +92,8 @@ def _predict(ruleset, turns):
 
 
 def _cmd_score(args) -> int:
-    from ..files import sha256_file
     from ..evaluate.responses import by_system, outcomes, score, signature
+    from ..files import sha256_file
     from .score import history_path, recall, save_history
 
     ruleset, turns, sessions = _load_systems(args)
@@ -232,9 +232,8 @@ def _csv_folder(folder: str) -> None:
 
 
 def _cmd_check(args) -> int:
+    from ..task6.turns import read_turns
     from .check import find_problems
-
-    from .engine import read_turns
     from .ruleset import load_rules
 
     ruleset = load_rules(args.rules)

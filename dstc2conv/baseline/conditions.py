@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import regex
 
-from ..task6 import SILENCE
+from ..task6.format import SILENCE
 from .problems import Problem, RuleFileError, show
 
 SLOTS = ("food", "area", "price")

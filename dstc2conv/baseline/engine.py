@@ -13,12 +13,11 @@ won, so a turn's candidate responses can be computed once and reordered freely (
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, replace
 from operator import methodcaller
 
-from ..errors import Dstc2ConvError
-from ..task6 import NO_RESULT, RATING, Dialog, Exchange, Fact, is_api_call, read_dialogs
+from ..task6.format import NO_RESULT, RATING, Fact, is_api_call
+from ..task6.turns import Turn
 from .conditions import DONTCARE, FIELD_RE, SLOTS, Env, pattern_regex, predicates
 from .ruleset import Rule, RuleSet
 
@@ -72,52 +71,6 @@ def _rating(attrs: dict) -> int:
         return int(attrs.get(RATING, "0"))
     except ValueError:
         return 0
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One bot turn to predict: its user utterance, gold bot utterance, and the context
-    lines (results) that follow it."""
-    dialog: int
-    index: int           # bot turn number within the dialog, from 0
-    line: int            # line number in the file (0 if unknown)
-    user: str
-    gold: str
-    context: tuple[str, ...]
-
-
-def turns_of(dialogs: list[Dialog]) -> list[Turn]:
-    out = []
-    for d, dialog in enumerate(dialogs):
-        index = 0
-        lines = dialog.lines
-        for i, line in enumerate(lines):
-            if not isinstance(line, Exchange):
-                continue
-            context = []
-            for later in lines[i + 1:]:
-                if isinstance(later, Exchange):
-                    break
-                context.append(later.text)
-            out.append(Turn(d, index, dialog.start_line + i if dialog.start_line else 0, line.user, line.bot,
-                            tuple(context)))
-            index += 1
-    return out
-
-
-def read_file(path: str | os.PathLike) -> tuple[list[Dialog], list[Turn]]:
-    """The dialogs of a task-6 file and their bot turns; a file with no dialogs, or no
-    bot turns, is an error."""
-    dialogs = read_dialogs(path)
-    turns = turns_of(dialogs)
-    if not turns:
-        raise Dstc2ConvError("no bot turns", os.fspath(path))
-    return dialogs, turns
-
-
-def read_turns(path: str | os.PathLike) -> list[Turn]:
-    """The bot turns of a task-6 file (see ``read_file``)."""
-    return read_file(path)[1]
 
 
 # ---------------------------------------------------------------- rules
@@ -353,5 +306,5 @@ def candidates(compiled: Compiled, turns: list[Turn]) -> list[dict[str, str]]:
     return out
 
 
-__all__ = ["State", "Turn", "turns_of", "read_file", "read_turns", "Compiled", "Prediction", "every_response_rule",
+__all__ = ["State", "Compiled", "Prediction", "every_response_rule",
            "choose", "looked_up", "predict", "candidates", "observe"]

@@ -10,7 +10,8 @@ from dataclasses import dataclass, replace
 import regex
 
 from ..evaluate.responses import correct
-from .engine import Compiled, Prediction, Turn
+from ..task6.turns import Turn
+from .engine import Compiled, Prediction
 
 _NAME_TOKEN = regex.compile(r"\S+_(?:phone|address|post_code)\b")
 CELL_WIDTH = 60    # text output shortens longer cells (not rule ids) to this many characters, ending "..."

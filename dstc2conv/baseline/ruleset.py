@@ -32,8 +32,20 @@ import yaml
 
 from ..errors import Dstc2ConvError
 from ..files import read_bytes
-from .conditions import (COMBINATORS, CONDITIONS, FIELD_RE, FLAG_CHOICE, FLAG_RE, SLOTS, TOO_SLOW, Check,
-                         Combine, Invalid, migration, walk)
+from .conditions import (
+    COMBINATORS,
+    CONDITIONS,
+    FIELD_RE,
+    FLAG_CHOICE,
+    FLAG_RE,
+    SLOTS,
+    TOO_SLOW,
+    Check,
+    Combine,
+    Invalid,
+    migration,
+    walk,
+)
 from .problems import Problem, RuleFileError, show
 
 FIELDS = ("name", "food", "area", "price")

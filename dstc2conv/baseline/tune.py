@@ -20,10 +20,11 @@ from dataclasses import dataclass, replace
 
 from ..errors import Dstc2ConvError
 from ..evaluate.responses import Score, by_system, correct
-from .engine import Compiled, Turn, candidates, choose, every_response_rule, looked_up
-from .objectives import OBJECTIVES, value as _value
+from ..task6.turns import Turn
+from .engine import Compiled, candidates, choose, every_response_rule, looked_up
+from .objectives import OBJECTIVES
+from .objectives import value as _value
 from .ruleset import Rule, RuleSet, load_rules, rule_order
-
 
 
 @dataclass(frozen=True)

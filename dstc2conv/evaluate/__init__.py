@@ -1,1 +1,1 @@
-"""Evaluation: how closely task-6 files, and predictions, match the published ones."""
+"""Evaluation: compare a built file with a published one, and score predictions against a task-6 file."""

@@ -20,15 +20,37 @@ import difflib
 import json
 import os
 
+from ..convert.kb import read_kb
 from ..errors import Dstc2ConvError
-from ..kb import read_kb
-from ..sessions import read_sessions
-from ..stats import rating_consistency
-from ..task6 import SILENCE, read_dialogs
-from .fidelity import (CALL_MISSING, DIALOG_MISSING, EXTRA_CALL, EXTRA_DIALOG, EXTRA_SYSTEM, KINDS,
-                       LENGTH_DIFFERS, MISALIGNED, OTHER, RESULTS_DIFFER, SLOT_DIFFERS, SLOT_DROPPED,
-                       SYSTEM_DIFFERS, SYSTEM_MISSING, USER_DIFFERS, Accounting, CompareReport, DiffSite,
-                       Example, Kind, Measure, block_entries, explain_facts, file_facts)
+from ..task6.format import SILENCE, read_dialogs
+from ..task6.stats import rating_consistency
+from .fidelity import (
+    CALL_MISSING,
+    DIALOG_MISSING,
+    EXTRA_CALL,
+    EXTRA_DIALOG,
+    EXTRA_SYSTEM,
+    KINDS,
+    LENGTH_DIFFERS,
+    MISALIGNED,
+    OTHER,
+    RESULTS_DIFFER,
+    SLOT_DIFFERS,
+    SLOT_DROPPED,
+    SYSTEM_DIFFERS,
+    SYSTEM_MISSING,
+    USER_DIFFERS,
+    Accounting,
+    CompareReport,
+    DiffSite,
+    Example,
+    Kind,
+    Measure,
+    block_entries,
+    explain_facts,
+    file_facts,
+)
+from .sessions import read_sessions
 from .views import View, normal_block, view
 
 SAME_CALL_RATIO = 0.5

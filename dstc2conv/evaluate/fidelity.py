@@ -7,8 +7,8 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
-from ..kb import ATTRIBUTES
-from ..task6 import RATING, Context, Dialog, Fact
+from ..convert.kb import ATTRIBUTES
+from ..task6.format import RATING, Context, Dialog, Fact
 from .views import View, blank_rating
 
 # Kinds of difference, in report order.

@@ -13,13 +13,13 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .. import __version__
 from ..errors import Dstc2ConvError
 from ..files import read_text
+from ..version import __version__
 from .response_kinds import NAMES, kind_of
 
 if TYPE_CHECKING:
-    from ..baseline.engine import Turn
+    from ..task6.turns import Turn
 
 
 def correct(prediction: str, gold: str) -> bool:

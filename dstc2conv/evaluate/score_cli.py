@@ -12,11 +12,11 @@ RESAMPLES = 1000
 
 
 def _cmd_score(args) -> int:
-    from ..baseline.engine import turns_of
     from ..files import sha256_file
-    from ..sessions import read_sessions
-    from ..task6 import read_dialogs
+    from ..task6.format import read_dialogs
+    from ..task6.turns import turns_of
     from . import responses as r
+    from .sessions import read_sessions
 
     if args.compare is None and (args.bootstrap, args.seed, args.flips) != (None, None, None):
         raise Dstc2ConvError("--bootstrap, --seed and --flips are for --compare PREDS2")

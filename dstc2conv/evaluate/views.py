@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from ..task6 import RATING, SILENCE, Dialog, Exchange, Fact, is_api_call
+from ..task6.format import RATING, SILENCE, Dialog, Exchange, Fact, is_api_call
 
 
 def blank_rating(text: str) -> str:

@@ -15,7 +15,7 @@ import json
 import os
 import shutil
 
-from .errors import Dstc2ConvError
+from ..errors import Dstc2ConvError
 
 try:  # POSIX: lock the output folder while a build uses it
     import fcntl

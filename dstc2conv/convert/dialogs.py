@@ -16,12 +16,12 @@ from __future__ import annotations
 import functools
 import random
 import re
-from dataclasses import dataclass, field
 
-from .apicall import SLOTS, plan_calls, shown_offer
-from .dstc2 import Call, Turn
+from ..dstc2.calls import Call, Turn
+from ..task6.format import NO_RESULT, SILENCE, Context, Dialog, Exchange
+from .apicall import plan_calls, shown_offer
 from .kb import KB, Restaurant, underscore
-from .task6 import NO_RESULT, SILENCE, Context, Dialog, Exchange
+from .lexicon import Lexicon
 
 WELCOME_BOT = " you are welcome"
 PLACEHOLDERS = ("R_cuisine", "R_location", "R_price")
@@ -29,108 +29,7 @@ USER_FILLERS = frozenset({"noise", "sil", "unintelligible"})
 # Removed after the silence test: a turn of only tv_noise became an empty user turn.
 USER_LATE_FILLERS = frozenset({"tv_noise"})
 DETAIL_SLOTS = {"phone": "phone", "addr": "address", "postcode": "post_code"}
-
-
-ONTOLOGY_SLOTS = ("food", "area", "pricerange", "name")
-
-
-@dataclass(frozen=True)
-class Ontology:
-    foods: tuple[str, ...]
-    areas: tuple[str, ...]
-    prices: tuple[str, ...]
-    names: tuple[str, ...]
-
-    @classmethod
-    def from_json(cls, data: dict) -> "Ontology":
-        """From DSTC2's ``ontology_dstc2.json``; KeyError or TypeError if its
-        ``informable`` food/area/pricerange/name lists are missing or hold other than text."""
-        informable = data["informable"]
-        lists = [informable[k] for k in ONTOLOGY_SLOTS]
-        if not all(isinstance(values, list) and all(isinstance(v, str) for v in values) for values in lists):
-            raise TypeError("not lists of text")
-        return cls(*(tuple(values) for values in lists))
-
-    @classmethod
-    def from_calls(cls, calls, kb: KB | None = None) -> "Ontology":
-        """The values the calls and the KB show, for a build with no ontology file: every
-        food, area, price range and name in the system's dialog acts, the user turns'
-        semantics and the goal labels (``dontcare`` left out), and the KB's restaurant
-        names and cuisines (``_`` read as a space), sorted."""
-        found: dict[str, set] = {slot: set() for slot in ONTOLOGY_SLOTS}
-        for restaurant in kb.restaurants if kb is not None else ():
-            found["name"].add(restaurant.name.replace("_", " "))
-            cuisine = restaurant.get("R_cuisine")
-            if cuisine is not None:
-                found["food"].add(cuisine.replace("_", " "))
-        for call in calls:
-            for turn in call.turns:
-                pairs = [pair for act in turn.system_acts + turn.user_acts for pair in act.slots]
-                for slot, value in pairs + list(turn.goals):
-                    if slot in found and value != "dontcare":
-                        found[slot].add(value)
-        return cls(*(tuple(sorted(found[slot])) for slot in ONTOLOGY_SLOTS))
-
-    def __or__(self, other: "Ontology") -> "Ontology":
-        """The values of both, sorted: ``from_calls(a) | from_calls(b) == from_calls(a + b)``."""
-        mine, theirs = (self.foods, self.areas, self.prices, self.names), (other.foods, other.areas,
-                                                                            other.prices, other.names)
-        return Ontology(*(tuple(sorted(set(a) | set(b))) for a, b in zip(mine, theirs)))
-
-
-@dataclass(frozen=True)
-class Lexicon:
-    """Compiled patterns for one ontology and KB (built once per build)."""
-    multiword: re.Pattern   # multiword foods and names (of at most MAX_NAME_WORDS words), longest first
-    names: frozenset        # the KB's restaurant names that are joined in system turns, underscored
-    values: re.Pattern      # the ontology's foods, areas and price ranges (lowercased), longest first
-    slot_of: dict = field(compare=False)   # value (as ``values`` matches it) -> food, area or pricerange
-    memo: dict = field(default_factory=dict, compare=False, repr=False)   # user turn -> values in it
-    cleaned: dict = field(default_factory=dict, compare=False, repr=False)   # turn's words -> clean_*'s
-
-
-# Restaurant names of more than five words were never joined in the published files
-# (the good luck chinese food takeaway, ...); their phone/address/postcode tokens are.
-MAX_NAME_WORDS = 5
 COUNT = re.compile(r"\b(There are|there are) \d+ ")
-
-
-def make_lexicon(ontology: Ontology, kb: KB) -> Lexicon:
-    joined = [n for n in ontology.names if len(n.split()) <= MAX_NAME_WORDS]
-    multiword = _alternation({p for p in ontology.foods + tuple(joined) if " " in p})
-    # An offer triggers an api_call only when its name shows as a KB token in the system
-    # turn: the published files wrote no call at offers of the six-word names.
-    names = frozenset(r.name for r in kb.restaurants if len(r.name.split("_")) <= MAX_NAME_WORDS)
-    slot_of = {" ".join(value.lower().split()): slot
-               for slot, values in zip(SLOTS, (ontology.foods, ontology.areas, ontology.prices))
-               for value in values if value.strip() and value != "dontcare"}
-    # A value starts a word ("inexpensive" does not say expensive, "at least" not east),
-    # and may end inside one ("moderately" says moderate).
-    values = re.compile(r"(?<!\w)(?:%s)" % _alternation(slot_of).pattern)
-    return Lexicon(multiword, names, values, slot_of)
-
-
-def _alternation(phrases) -> re.Pattern:
-    """One pattern matching any of ``phrases``, the longest where several start at one
-    place. It is shaped as their trie (``ab(?:c|d(?:e)?)?`` for ab, abc, abd, abde), so
-    that at each place the engine follows one path instead of trying every phrase."""
-    trie: dict = {}
-    for phrase in phrases:
-        node = trie
-        for char in phrase:
-            node = node.setdefault(char, {})
-        node[""] = {}   # a phrase ends here
-    return re.compile(_trie_pattern(trie) if trie else r"(?!x)x")
-
-
-def _trie_pattern(node: dict) -> str:
-    branches = [re.escape(char) + _trie_pattern(child) for char, child in sorted(node.items()) if char]
-    if not branches:
-        return ""
-    pattern = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-    if "" in node:   # a phrase may end here: a longer one is tried first
-        pattern = f"(?:{pattern})?" if len(branches) == 1 else pattern + "?"
-    return pattern
 
 
 # ---------------------------------------------------------------- cleaning
@@ -302,5 +201,5 @@ def _shown_offer(bot: str, offered: str, block: set) -> str:
     return next((t for t in tokens if t in block), offered)
 
 
-__all__ = ["Ontology", "Lexicon", "make_lexicon", "convert_call", "clean_user", "clean_system",
+__all__ = ["convert_call", "clean_user", "clean_system",
            "merge_repeats", "format_call", "assign_ratings"]

@@ -13,7 +13,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from .errors import Dstc2ConvError
+from ..errors import Dstc2ConvError
 
 MANIFEST = "manifest.json"
 _SYSTEM = re.compile(r"_(S\d+)A\d+(?:/|$)")

@@ -25,9 +25,9 @@ import os
 from dataclasses import dataclass
 from typing import Callable
 
-from .convert import Ontology
-from .dstc2 import FLISTS, ONTOLOGY, Calls, Source, read_ontology, read_source
-from .errors import Dstc2ConvError
+from ..errors import Dstc2ConvError
+from .calls import FLISTS, ONTOLOGY, Calls, Source, read_ontology, read_source
+from .ontology import Ontology
 
 DEFAULT_RAW_DIR = "data_raw"
 TARBALL_ENDINGS = (".tar.gz", ".tgz", ".tar")
@@ -67,7 +67,7 @@ class Inputs:
 
 def sample_dir() -> str:
     """The small hand-written DSTC2-format sample shipped with dstc2conv."""
-    from importlib import resources   # (here: it takes a few milliseconds to import)
+    from importlib import resources  # (here: it takes a few milliseconds to import)
 
     return str(resources.files("dstc2conv.sample"))
 

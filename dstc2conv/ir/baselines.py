@@ -20,10 +20,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .baseline.engine import Turn
-from .errors import Dstc2ConvError
-from .files import read_text
-from .evaluate.responses import Score, outcomes, score
+from ..errors import Dstc2ConvError
+from ..evaluate.responses import Score, outcomes, score
+from ..files import read_text
+from ..task6.turns import Turn
 
 INPUTS = ("last", "conversation")
 TIE = 1e-9

@@ -28,12 +28,14 @@ except ImportError:  # each call is read by _strict_call alone: the same Calls, 
     msgspec = None
 
 try:  # orjson parses DSTC2's large log.json files about twice as fast as json
-    from orjson import JSONDecodeError, loads as _loads
+    from orjson import JSONDecodeError
+    from orjson import loads as _loads
 except ImportError:  # pragma: no cover - orjson is a declared dependency
-    from json import JSONDecodeError, loads as _loads
+    from json import JSONDecodeError
+    from json import loads as _loads
 
-from .errors import Dstc2ConvError
-from .files import read_bytes
+from ..errors import Dstc2ConvError
+from ..files import read_bytes
 
 SYSTEM_ACTS = frozenset({
     "welcomemsg", "request", "canthelp", "canthelp.exception", "offer", "inform", "expl-conf",

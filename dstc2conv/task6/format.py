@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Iterator, Union
 
-from .errors import Dstc2ConvError
-from .files import read_text
+from ..errors import Dstc2ConvError
+from ..files import read_text
 
 NO_RESULT = "api_call no result"
 SILENCE = "<SILENCE>"

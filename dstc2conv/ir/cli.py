@@ -8,13 +8,13 @@ import json
 import sys
 import time
 
-from .evaluate.responses import signature
-from .files import check_writable, sha256_file, write_stdout, write_text_atomic
+from ..evaluate.responses import signature
+from ..files import check_writable, sha256_file, write_stdout, write_text_atomic
 
 
 def _cmd_ir(args) -> int:
-    from . import ir
-    from .baseline.engine import read_turns
+    from ..task6.turns import read_turns
+    from . import baselines as ir
 
     if args.out != "-":
         check_writable(args.out, (args.train, args.data, getattr(args, "candidates", None), getattr(args, "dev", None)))

@@ -23,11 +23,11 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from .dstc2 import Call, Turn
+from ..dstc2.calls import Call, Turn
 from .kb import KB, SLOT_TO_ATTRIBUTE, Restaurant, underscore
 
 if TYPE_CHECKING:
-    from .convert import Lexicon
+    from .lexicon import Lexicon
 
 SLOTS = ("food", "area", "pricerange")
 ATTRIBUTES = tuple(SLOT_TO_ATTRIBUTE[slot] for slot in SLOTS)

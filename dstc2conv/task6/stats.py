@@ -6,7 +6,16 @@ import os
 from dataclasses import asdict, dataclass
 from typing import Iterable
 
-from .task6 import RATING, SILENCE, Context, Dialog, Exchange, Fact, is_api_call, read_dialogs
+from .format import (
+    RATING,
+    SILENCE,
+    Context,
+    Dialog,
+    Exchange,
+    Fact,
+    is_api_call,
+    read_dialogs,
+)
 
 
 @dataclass(frozen=True)

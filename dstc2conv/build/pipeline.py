@@ -16,15 +16,17 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from . import __version__
-from .convert import Ontology, convert_call, make_lexicon
-from .dstc2 import Call, Calls
-from .errors import Dstc2ConvError
-from .files import sha256_file
-from .inputs import DEFAULT_RAW_DIR, Inputs, default_sources, downloads_in, gather, held_splits, needed_flists
-from .kb import KB, format_kb, kb_from_acts, read_kb
-from .outputs import MANIFEST, OutputFolder
-from .task6 import Dialog, Exchange, read, serialize_dialog
+from ..convert.dialogs import convert_call
+from ..convert.kb import KB, format_kb, kb_from_acts, read_kb
+from ..convert.lexicon import kb_ontology, make_lexicon
+from ..dstc2.calls import Call, Calls
+from ..dstc2.inputs import DEFAULT_RAW_DIR, Inputs, default_sources, downloads_in, gather, held_splits, needed_flists
+from ..dstc2.ontology import Ontology
+from ..errors import Dstc2ConvError
+from ..files import sha256_file
+from ..task6.format import Dialog, Exchange, read, serialize_dialog
+from ..version import __version__
+from .output_set import MANIFEST, OutputFolder
 
 PREFIX = "dialog-babi-task6-dstc2"
 FILE_OF_SPLIT = {"train": f"{PREFIX}-trn.txt", "dev": f"{PREFIX}-dev.txt", "test": f"{PREFIX}-tst.txt"}
@@ -330,7 +332,7 @@ def _convert_inputs(options: BuildOptions, inputs: Inputs, folder: OutputFolder,
     ontology = inputs.ontology
     if ontology is None:
         shares = inputs.calls.run(Ontology.from_calls)   # each process's calls' values
-        ontology = functools.reduce(operator.or_, shares, Ontology.from_calls((), kb))
+        ontology = functools.reduce(operator.or_, shares, kb_ontology(kb))
         log(f"no ontology_dstc2.json in the inputs: taking the foods, areas, price ranges and restaurant "
             f"names from the calls themselves ({len(inputs.calls)} calls) and the KB")
     checksum = {path: input_checksum(path) for path, taken in inputs.used if taken}

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable
 
-from .errors import Dstc2ConvError
-from .task6 import RATING, Fact
+from ..errors import Dstc2ConvError
+from ..task6.format import RATING, Fact
 
 # The order of a restaurant's lines in a result block (R_rating comes last).
 ATTRIBUTES = ("R_post_code", "R_cuisine", "R_location", "R_phone", "R_address", "R_price")

@@ -1,0 +1,1 @@
+"""The build: which calls go into which split, the conversion of each, and the output set with its manifest."""

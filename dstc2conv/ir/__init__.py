@@ -1,0 +1,1 @@
+"""The paper's information-retrieval baselines: TF-IDF match and nearest neighbour."""

@@ -1,0 +1,119 @@
+"""The package's layout: one package per stage of the pipeline, imports only running down.
+
+A package may import the foundation (``errors``, ``files``), itself, and the packages of
+the stages before it; never one after it. No two modules import each other, directly or
+through others. Each package says its purpose in one line at its top.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent / "dstc2conv"
+
+# The pipeline, first to last: each entry may import those before it.
+LAYERS = (
+    ("errors", "files", "version"),
+    ("task6",),
+    ("dstc2",),
+    ("convert",),
+    ("build",),
+    ("evaluate",),
+    ("baseline",),
+    ("ir",),
+    ("exports",),
+    ("api", "cli", "__init__", "__main__"),
+)
+LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
+PACKAGES = sorted(p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file() and p.name not in ("rules", "sample"))
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in ROOT.rglob("*.py"):
+        parts = path.relative_to(ROOT.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports(module: str, path: Path) -> set[str]:
+    """The dstc2conv modules ``module`` imports, anywhere in it (in functions too)."""
+    is_package = path.name == "__init__.py"
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - node.level + 1]
+                stem = ".".join(base + ([node.module] if node.module else []))
+            else:
+                stem = node.module or ""
+            names = [f"{stem}.{alias.name}" for alias in node.names] + [stem]
+        else:
+            continue
+        for name in names:
+            while name and name not in MODULES:
+                name = name.rpartition(".")[0]
+            if name.startswith("dstc2conv") and name != module:
+                found.add(name)
+    return found
+
+
+GRAPH = {module: _imports(module, path) for module, path in MODULES.items()}
+
+
+def _stage(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def test_every_package_and_top_module_has_a_place_in_the_pipeline():
+    stages = {_stage(m) for m in MODULES if not m.startswith(("dstc2conv.rules", "dstc2conv.sample"))}
+    assert stages <= set(LAYER), sorted(stages - set(LAYER))
+
+
+def test_no_import_runs_back_up_the_pipeline():
+    wrong = []
+    for module, imported in GRAPH.items():
+        if module.startswith(("dstc2conv.rules", "dstc2conv.sample")):
+            continue
+        for other in imported:
+            if LAYER[_stage(other)] > LAYER[_stage(module)]:
+                wrong.append(f"{module} imports {other}")
+    assert not wrong
+
+
+def test_no_two_modules_import_each_other():
+    state: dict[str, int] = {}
+    cycle: list[str] = []
+
+    def visit(module: str, path: list[str]) -> bool:
+        state[module] = 1
+        for other in sorted(GRAPH.get(module, ())):
+            if state.get(other) == 1:
+                cycle.extend(path[path.index(other):] + [module, other] if other in path else [module, other])
+                return True
+            if other not in state and visit(other, path + [module]):
+                return True
+        state[module] = 2
+        return False
+
+    for module in sorted(GRAPH):
+        if module not in state and visit(module, []):
+            break
+    assert not cycle, " -> ".join(cycle)
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_each_package_says_its_purpose_in_one_line(package):
+    doc = ast.get_docstring(ast.parse((ROOT / package / "__init__.py").read_text(encoding="utf-8")))
+    assert doc and "\n" not in doc.strip(), f"{package}/__init__.py: give its purpose in one line"
