@@ -32,7 +32,7 @@ from dstc2conv.convert.dialogs import convert_call
 from dstc2conv.convert.kb import KB, read_kb, underscore
 from dstc2conv.convert.lexicon import make_lexicon
 from dstc2conv.dstc2.calls import read_source
-from dstc2conv.dstc2.ontology import Ontology
+from dstc2conv.dstc2.ontology import Dstc2Ontology
 from dstc2conv.evaluate.align import compare_views
 from dstc2conv.evaluate.views import view
 from dstc2conv.task6.format import read
@@ -236,7 +236,7 @@ def main() -> None:
 
     source = read_source(args.raw, workers=2)
     kb = read_kb(ref_dir / "dialog-babi-task6-dstc2-kb.txt")
-    lexicon = make_lexicon(Ontology.from_json(source.ontology), kb)
+    lexicon = make_lexicon(Dstc2Ontology.from_json(source.ontology), kb)
     split = split_sessions(source.flists, ("train", "dev"), dstc2_split=False)
     live = live_hypotheses(args.raw, set(split["train"]) | set(split["dev"]))
     files = {"train": "trn", "dev": "dev"}

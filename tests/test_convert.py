@@ -147,17 +147,17 @@ def test_parallel_reading_gives_the_same_files(tmp_path):
 def _lexicon():
     from dstc2conv.convert.kb import kb_from_acts
     from dstc2conv.convert.lexicon import make_lexicon
-    from dstc2conv.dstc2.ontology import Ontology
+    from dstc2conv.dstc2.ontology import Dstc2Ontology
 
-    ontology = Ontology(("modern european", "thai"), ("centre", "north"), ("cheap",),
+    ontology = Dstc2Ontology(("modern european", "thai"), ("centre", "north"), ("cheap",),
                         ("blue door", "the very long named noodle house bar"))
     return make_lexicon(ontology, kb_from_acts(ontology.names, []))
 
 
 def _turn(system, *acts):
-    from dstc2conv.dstc2.calls import Act, Turn
+    from dstc2conv.dstc2.calls import Act, CallTurn
 
-    return Turn(system, tuple(Act(a, tuple(s)) for a, *s in acts), "", (), (), "none", ())
+    return CallTurn(system, tuple(Act(a, tuple(s)) for a, *s in acts), "", (), (), "none", ())
 
 
 def test_clean_system_delexicalises_the_first_detail_and_cuts_the_rest():
@@ -195,17 +195,17 @@ def test_call_answers_the_first_user_turn_of_a_repeated_offer():
 
     from dstc2conv.convert.dialogs import convert_call
     from dstc2conv.convert.kb import KB, Restaurant
-    from dstc2conv.dstc2.calls import Act, Call, Turn
+    from dstc2conv.dstc2.calls import Act, Call, CallTurn
 
     lex = _lexicon()
     kb = KB((Restaurant("blue_door", (("R_cuisine", "thai"), ("R_location", "north"))),), "test")
     offer = (Act("offer", (("name", "blue door"),)), Act("inform", (("food", "thai"),)))
     goals = (("food", "thai"),)
     turns = (
-        Turn("Hello , welcome to the Cambridge restaurant system? You can ask . How may I help you?",
+        CallTurn("Hello , welcome to the Cambridge restaurant system? You can ask . How may I help you?",
              (Act("welcomemsg", ()),), "thai food", (), goals, "byconstraints", ()),
-        Turn("blue door serves thai food", offer, "sorry what", (), goals, "byconstraints", ()),
-        Turn("blue door serves thai food", offer, "thank you bye", (), goals, "finished", ()),
+        CallTurn("blue door serves thai food", offer, "sorry what", (), goals, "byconstraints", ()),
+        CallTurn("blue door serves thai food", offer, "thank you bye", (), goals, "finished", ()),
     )
     dialog = convert_call(Call("Mar13_S9A0/voip-x", "test", turns), kb, lex, _random.Random(0))
     text = task6.serialize_dialog(dialog)
@@ -254,22 +254,22 @@ def _fitting_call(dialog_manager, second_user):
     from dstc2conv.convert.dialogs import convert_call
     from dstc2conv.convert.kb import KB, Restaurant
     from dstc2conv.convert.lexicon import make_lexicon
-    from dstc2conv.dstc2.calls import Act, Call, Turn
-    from dstc2conv.dstc2.ontology import Ontology
+    from dstc2conv.dstc2.calls import Act, Call, CallTurn
+    from dstc2conv.dstc2.ontology import Dstc2Ontology
 
     kb = KB((Restaurant("blue_door", (("R_cuisine", "thai"), ("R_location", "north"))),
              Restaurant("red_door", (("R_cuisine", "thai"), ("R_location", "centre")))), "test")
-    lex = make_lexicon(Ontology(("thai",), ("centre", "north"), ("cheap",), ("blue door", "red door")), kb)
+    lex = make_lexicon(Dstc2Ontology(("thai",), ("centre", "north"), ("cheap",), ("blue door", "red door")), kb)
     goals = (("area", "centre"), ("food", "thai"))
 
     def offer(name):
         return (Act("offer", (("name", name),)), Act("inform", (("food", "thai"),)))
 
     turns = (
-        Turn("Hello , welcome to the Cambridge restaurant system? How may I help you?",
+        CallTurn("Hello , welcome to the Cambridge restaurant system? How may I help you?",
              (Act("welcomemsg", ()),), "thai food in the centre", (), goals, "byconstraints", ()),
-        Turn("blue door serves thai food", offer("blue door"), second_user, (), goals, "byconstraints", ()),
-        Turn("red door serves thai food", offer("red door"), "thank you bye", (), goals, "finished", ()),
+        CallTurn("blue door serves thai food", offer("blue door"), second_user, (), goals, "byconstraints", ()),
+        CallTurn("red door serves thai food", offer("red door"), "thank you bye", (), goals, "finished", ()),
     )
     dialog = convert_call(Call("Mar13_S9A0/voip-y", "test", turns, dialog_manager), kb, lex, _random.Random(0))
     return [(e.user, e.bot) for e in dialog.exchanges if e.bot.startswith("api_call")]
@@ -357,23 +357,23 @@ def test_offer_the_system_does_not_say_is_no_offer():
     from dstc2conv.convert.dialogs import convert_call
     from dstc2conv.convert.kb import KB, Restaurant
     from dstc2conv.convert.lexicon import make_lexicon
-    from dstc2conv.dstc2.calls import Act, Call, Turn
-    from dstc2conv.dstc2.ontology import Ontology
+    from dstc2conv.dstc2.calls import Act, Call, CallTurn
+    from dstc2conv.dstc2.ontology import Dstc2Ontology
 
     kb = KB(tuple(Restaurant(n, (("R_cuisine", "thai"), ("R_location", "north")))
                   for n in ("blue_door", "green_door", "red_door")), "test")
-    lex = make_lexicon(Ontology(("thai",), ("north",), ("cheap",), ("blue door", "green door", "red door")), kb)
+    lex = make_lexicon(Dstc2Ontology(("thai",), ("north",), ("cheap",), ("blue door", "green door", "red door")), kb)
     goals = (("food", "thai"),)
 
     def offer(name):
         return (Act("offer", (("name", name),)), Act("inform", (("food", "thai"),)))
 
     turns = (
-        Turn("Hello , welcome to the Cambridge restaurant system? How may I help you?",
+        CallTurn("Hello , welcome to the Cambridge restaurant system? How may I help you?",
              (Act("welcomemsg", ()),), "thai food", (), goals, "byconstraints", ()),
-        Turn("Sorry, I can't hear you", offer("red door"), "thai", (), goals, "byconstraints", ()),
-        Turn("blue door serves thai food", offer("blue door"), "anything else", (), goals, "byconstraints", ()),
-        Turn("green door serves thai food", offer("green door"), "thank you bye", (), goals, "finished", ()),
+        CallTurn("Sorry, I can't hear you", offer("red door"), "thai", (), goals, "byconstraints", ()),
+        CallTurn("blue door serves thai food", offer("blue door"), "anything else", (), goals, "byconstraints", ()),
+        CallTurn("green door serves thai food", offer("green door"), "thank you bye", (), goals, "finished", ()),
     )
     for seed in range(20):
         dialog = convert_call(Call("Mar13_S9A0/voip-z", "test", turns, 1), kb, lex, _random.Random(seed))
@@ -389,9 +389,9 @@ def test_offer_the_system_does_not_say_is_no_offer():
 def _said_lexicon(kb=None):
     from dstc2conv.convert.kb import KB
     from dstc2conv.convert.lexicon import make_lexicon
-    from dstc2conv.dstc2.ontology import Ontology
+    from dstc2conv.dstc2.ontology import Dstc2Ontology
 
-    ontology = Ontology(("dontcare", "european", "modern european", "north american", "thai"),
+    ontology = Dstc2Ontology(("dontcare", "european", "modern european", "north american", "thai"),
                         ("centre", "east", "north"), ("cheap", "expensive", "moderate"), ("blue door", "red door"))
     return make_lexicon(ontology, kb or KB((), "test"))
 
@@ -422,7 +422,7 @@ def test_api_call_values_are_the_ontology_values_the_user_said():
 
     from dstc2conv.convert.dialogs import convert_call
     from dstc2conv.convert.kb import KB, Restaurant
-    from dstc2conv.dstc2.calls import Act, Call, Turn
+    from dstc2conv.dstc2.calls import Act, Call, CallTurn
 
     kb = KB((Restaurant("blue_door", (("R_cuisine", "modern_european"), ("R_location", "centre"),
                                       ("R_price", "moderate"))),
@@ -435,13 +435,13 @@ def test_api_call_values_are_the_ontology_values_the_user_said():
 
     goals = (("food", "thai"),)   # the labels are not read
     turns = (
-        Turn("Hello , welcome to the Cambridge restaurant system? How may I help you?",
+        CallTurn("Hello , welcome to the Cambridge restaurant system? How may I help you?",
              (Act("welcomemsg", ()),), "i want modern european food", (), goals, "byconstraints", ()),
-        Turn("blue door serves modern european food", offer("blue door"), "is it moderately priced",
+        CallTurn("blue door serves modern european food", offer("blue door"), "is it moderately priced",
              (), goals, "byconstraints", ()),
-        Turn("blue door is in the moderate price range", offer("blue door"),
+        CallTurn("blue door is in the moderate price range", offer("blue door"),
              "how about north american food", (), goals, "byconstraints", ()),
-        Turn("red door serves north american food", offer("red door"), "thank you bye",
+        CallTurn("red door serves north american food", offer("red door"), "thank you bye",
              (), goals, "finished", ()),
     )
     dialog = convert_call(Call("Mar13_S9A0/voip-v", "test", turns, 1), kb, lex, _random.Random(0))

@@ -181,10 +181,10 @@ def test_a_malformed_ontology_is_named(tmp_path, capsys, informable):
 
 def test_the_ontology_derived_from_the_calls():
     from dstc2conv.dstc2.calls import read_source
-    from dstc2conv.dstc2.ontology import Ontology
+    from dstc2conv.dstc2.ontology import Dstc2Ontology
 
-    derived = Ontology.from_calls(read_source(SAMPLE).calls.values())
-    given = Ontology.from_json(json.loads((CONFIG / "ontology_dstc2.json").read_text()))
+    derived = Dstc2Ontology.from_calls(read_source(SAMPLE).calls.values())
+    given = Dstc2Ontology.from_json(json.loads((CONFIG / "ontology_dstc2.json").read_text()))
     assert derived.areas == ("centre", "north", "south")     # never "dontcare"
     assert set(derived.foods) <= set(given.foods) and set(derived.names) <= set(given.names)
     assert "modern european" in derived.foods and "the grand old curry house and tea room" in derived.names
@@ -203,7 +203,7 @@ def test_without_the_ontology_only_unmentioned_multiword_values_differ(kb_from):
     from dstc2conv.convert.kb import read_kb
     from dstc2conv.convert.lexicon import kb_ontology, make_lexicon
     from dstc2conv.dstc2.calls import read_source
-    from dstc2conv.dstc2.ontology import Ontology
+    from dstc2conv.dstc2.ontology import Dstc2Ontology
     from dstc2conv.task6.format import serialize
 
     source = read_source(need(TRAINDEV), workers=2)
@@ -211,8 +211,8 @@ def test_without_the_ontology_only_unmentioned_multiword_values_differ(kb_from):
         kb = read_kb(need(REFERENCE / "dialog-babi-task6-dstc2-kb.txt"))
     else:
         kb = choose_kb(BuildOptions(split="all"), source.calls, from_raw_dir=False)
-    given = Ontology.from_json(source.ontology)
-    derived = Ontology.from_calls(source.calls[s] for s in sorted(source.calls)) | kb_ontology(kb)
+    given = Dstc2Ontology.from_json(source.ontology)
+    derived = Dstc2Ontology.from_calls(source.calls[s] for s in sorted(source.calls)) | kb_ontology(kb)
     unmentioned = [v for v in given.foods + given.names if " " in v and v not in derived.foods + derived.names]
     differ = 0
     lexicons = make_lexicon(given, kb), make_lexicon(derived, kb)

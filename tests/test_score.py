@@ -17,7 +17,7 @@ from dstc2conv.cli import run
 from dstc2conv.evaluate import responses
 from dstc2conv.evaluate.response_kinds import KINDS, NAMES, kind_of
 from dstc2conv.task6 import format as task6
-from dstc2conv.task6.turns import Turn, read_turns, turns_of
+from dstc2conv.task6.turns import BotTurn, read_turns, turns_of
 
 GREETING = ("Hello , welcome to the Cambridge restaurant system . You can ask for restaurants by area , "
             "price range or food type . How may I help you ?")
@@ -249,8 +249,8 @@ def test_the_kind_comes_from_the_gold_not_the_prediction():
 # ---------------------------------------------------------------- paired comparison
 
 
-def _turns(sizes: list[int]) -> list[Turn]:
-    return [Turn(d, i, 0, "u", "g", ()) for d, n in enumerate(sizes) for i in range(n)]
+def _turns(sizes: list[int]) -> list[BotTurn]:
+    return [BotTurn(d, i, 0, "u", "g", ()) for d, n in enumerate(sizes) for i in range(n)]
 
 
 def test_identical_predictions_give_a_zero_interval():
@@ -310,7 +310,7 @@ def test_the_bootstrap_against_every_resample():
     a, b, turns = [], [], []
     for d, (size, net) in enumerate(zip(sizes, nets)):
         for i in range(size):
-            turns.append(Turn(d, i, 0, "u", "g", ()))
+            turns.append(BotTurn(d, i, 0, "u", "g", ()))
             a.append(net < 0 and i < -net)
             b.append(net > 0 and i < net)
     exact = sorted(Fraction(sum(nets[d] for d in draw), sum(sizes[d] for d in draw))

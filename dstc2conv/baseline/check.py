@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..task6.turns import Turn
+from ..task6.turns import BotTurn
 from .engine import Compiled, candidates, choose, every_response_rule, looked_up
 from .problems import Problem, count
 from .ruleset import RuleSet, rule_order
 
 
-def find_problems(ruleset: RuleSet, files: list[list[Turn]]) -> list[Problem]:
+def find_problems(ruleset: RuleSet, files: list[list[BotTurn]]) -> list[Problem]:
     """The problems of the rules on the turns of ``files`` (one list of turns per file)."""
     everything = sorted(ruleset.rules, key=rule_order)
     compiled = Compiled(ruleset, order=every_response_rule(everything))

@@ -151,7 +151,7 @@ class Choice:
 
 
 @dataclass(frozen=True)
-class Kind:
+class ValueKind:
     """What a condition's value is: ``takes`` (for the README), ``compile(condition, raw
     value, patterns, slow)`` -> the compiled value, or Invalid, and ``item`` for a choice.
     ``patterns``: name -> template (None for a pattern with a problem of its own);
@@ -161,13 +161,13 @@ class Kind:
     item: str = ""          # a choice of several: what one is ("slot", "pattern name", ...)
 
 
-def _plain(takes: str, check) -> Kind:
+def _plain(takes: str, check) -> ValueKind:
     """A kind whose value is used as it is (once ``check(value)`` holds)."""
     def compile(name, raw, patterns, slow):
         if not check(raw):
             raise Invalid(f"condition {name!r} takes {takes}, not {show(raw)}")
         return raw
-    return Kind(takes, compile)
+    return ValueKind(takes, compile)
 
 
 def _regex(name, raw, patterns, slow) -> Regex:
@@ -183,7 +183,7 @@ def _regex(name, raw, patterns, slow) -> Regex:
 
 
 def _choice(item: str, compile_item):
-    """A Kind.compile for one item, or ``{any: [...]}`` / ``{all: [...]}`` of them."""
+    """A ValueKind.compile for one item, or ``{any: [...]}`` / ``{all: [...]}`` of them."""
     def compile(name, raw, patterns, slow):
         if isinstance(raw, list):
             raise Invalid(bare_list(name, raw, item))
@@ -237,11 +237,11 @@ def _words(name, raw, patterns, slow) -> Choice:
 
 BOOL = _plain("true or false", lambda v: isinstance(v, bool))
 INT = _plain("an integer", lambda v: isinstance(v, int) and not isinstance(v, bool))
-REGEX = Kind("a regular expression", _regex)
-WORDS = Kind("words or phrases", _words, "word")
-SLOT_CHOICE = Kind("slots (food, area, price)", _choice("slot", _slot), "slot")
-PATTERN_CHOICE = Kind("pattern names", _choice("pattern name", _pattern), "pattern name")
-FLAG_CHOICE = Kind("flags", _choice("flag", _flag), "flag")
+REGEX = ValueKind("a regular expression", _regex)
+WORDS = ValueKind("words or phrases", _words, "word")
+SLOT_CHOICE = ValueKind("slots (food, area, price)", _choice("slot", _slot), "slot")
+PATTERN_CHOICE = ValueKind("pattern names", _choice("pattern name", _pattern), "pattern name")
+FLAG_CHOICE = ValueKind("flags", _choice("flag", _flag), "flag")
 
 
 # ---------------------------------------------------------------- the registry
@@ -268,7 +268,7 @@ class Env:
 @dataclass(frozen=True)
 class Condition:
     name: str
-    kind: Kind
+    kind: ValueKind
     doc: str
     test: Callable          # (compiled value, Env) -> predicate (state, user, mentioned)
 
@@ -276,7 +276,7 @@ class Condition:
 CONDITIONS: dict[str, Condition] = {}
 
 
-def condition(name: str, kind: Kind, doc: str):
+def condition(name: str, kind: ValueKind, doc: str):
     """Register a condition: the decorated function builds its test."""
     def register(build):
         CONDITIONS[name] = Condition(name, kind, doc, build)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from operator import methodcaller
 
 from ..task6.format import NO_RESULT, RATING, Fact, is_api_call
-from ..task6.turns import Turn
+from ..task6.turns import BotTurn
 from .conditions import DONTCARE, FIELD_RE, SLOTS, Env, pattern_regex, predicates
 from .ruleset import Rule, RuleSet
 
@@ -108,7 +108,7 @@ class Compiled:
             return render(rule, state)
         return respond
 
-    def observe(self, state: State, turn: Turn) -> None:
+    def observe(self, state: State, turn: BotTurn) -> None:
         """Update the state with the gold bot turn (the module's ``observe`` function),
         the patterns it matches and its wording."""
         gold = self._underscored(turn.gold)
@@ -205,7 +205,7 @@ class Compiled:
         return mentioned
 
 
-def observe(state: State, turn: Turn, gold: str | None = None) -> None:
+def observe(state: State, turn: BotTurn, gold: str | None = None) -> None:
     """Update the state with the gold bot turn (or ``gold``, the same turn with its
     restaurant names written as the results write them) and its result lines."""
     gold = turn.gold if gold is None else gold
@@ -270,7 +270,7 @@ def looked_up(rule_ids) -> list:
     return [(rule_id, methodcaller("get", rule_id)) for rule_id in rule_ids]
 
 
-def predict(compiled: Compiled, turns: list[Turn]) -> list[Prediction]:
+def predict(compiled: Compiled, turns: list[BotTurn]) -> list[Prediction]:
     """The chosen response (``choose``) for every turn."""
     out = []
     state = None
@@ -286,7 +286,7 @@ def predict(compiled: Compiled, turns: list[Turn]) -> list[Prediction]:
     return out
 
 
-def candidates(compiled: Compiled, turns: list[Turn]) -> list[dict[str, str]]:
+def candidates(compiled: Compiled, turns: list[BotTurn]) -> list[dict[str, str]]:
     """For every turn, the response of every response rule that gives one (rule id ->
     response), in rule order."""
     out = []

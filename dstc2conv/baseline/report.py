@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 import regex
 
 from ..evaluate.responses import correct
-from ..task6.turns import Turn
+from ..task6.turns import BotTurn
 from .engine import Compiled, Prediction
 
 _NAME_TOKEN = regex.compile(r"\S+_(?:phone|address|post_code)\b")
@@ -53,7 +53,7 @@ class Table:
         return f"... {self.more} more {noun} (--top N shows more)"
 
 
-def tables(predictions: list[Prediction], turns: list[Turn], compiled: Compiled,
+def tables(predictions: list[Prediction], turns: list[BotTurn], compiled: Compiled,
            top: int | None = None, systems: list[str] | None = None) -> list[Table]:
     """The rules, kinds and confusions tables, largest first, each cut to ``top`` rows
     (None: all). ``systems``, the dialog system of each turn, adds a turn count and an

@@ -97,7 +97,7 @@ class Rule:
 
 
 @dataclass(frozen=True)
-class Ontology:
+class RuleOntology:
     values: dict               # slot -> tuple of values
     served: frozenset          # the food values some restaurant of the KB serves
     phrases: dict              # phrase said by users -> (slot, value)
@@ -112,7 +112,7 @@ class RuleSet:
     sha256: str                 # over every file the rules load: the rule file and its ontology
     patterns: dict              # name -> template
     rules: tuple                # Rule, in file order
-    ontology: Ontology
+    ontology: RuleOntology
     ontology_path: str = ""     # as the rule file writes it
     ontology_file: str = ""     # that path from the rule file's folder
 
@@ -321,7 +321,7 @@ def _strings(value: Any, what: str) -> tuple[tuple | None, str | None]:
 
 # ---------------------------------------------------------------- ontology
 
-def load_ontology(path: str) -> Ontology:
+def load_ontology(path: str) -> RuleOntology:
     """Load an ontology file; raise RuleFileError with all its problems."""
     bad = _Collect(path)
     raw = read_bytes(path)
@@ -385,7 +385,7 @@ def load_ontology(path: str) -> Ontology:
     bad.raise_any()
     ordered = sorted(phrases, key=lambda p: (-len(p), p))
     matcher = regex.compile(r"\b(" + "|".join(regex.escape(p) for p in ordered) + r")\b")
-    return Ontology(values, frozenset(served), phrases, matcher, hashlib.sha256(raw).hexdigest(), spaced)
+    return RuleOntology(values, frozenset(served), phrases, matcher, hashlib.sha256(raw).hexdigest(), spaced)
 
 
 # ---------------------------------------------------------------- rules
@@ -487,7 +487,7 @@ def _empty_map() -> _Map:
     return out
 
 
-def _rule(item: Any, index: int, line: int, patterns: dict, ontology: Ontology | None,
+def _rule(item: Any, index: int, line: int, patterns: dict, ontology: RuleOntology | None,
           bad: _Collect) -> Rule | None:
     """One rule, or None when it has a problem (each one noted)."""
     if not isinstance(item, _Map):

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 from ..errors import Dstc2ConvError
 from ..evaluate.responses import Score, by_system, correct
-from ..task6.turns import Turn
+from ..task6.turns import BotTurn
 from .engine import Compiled, candidates, choose, every_response_rule, looked_up
 from .objectives import OBJECTIVES
 from .objectives import value as _value
@@ -41,7 +41,7 @@ class Tuned:
     converged: bool = True           # False: the time budget ended the search
 
 
-def _table(compiled: Compiled, turns: list[Turn], groups: list[int]) -> tuple[dict, list]:
+def _table(compiled: Compiled, turns: list[BotTurn], groups: list[int]) -> tuple[dict, list]:
     """The turns' distinct situations, ``{(matched, group): turns}`` where ``matched`` is
     ``((rule id, its output is right), ...)`` for every rule that responded; and each turn's."""
     counts: dict = {}
@@ -64,7 +64,7 @@ def _active(order: list[str], enabled: dict) -> list:
     return looked_up([rule_id for rule_id in order if enabled[rule_id]])
 
 
-def tune(ruleset: RuleSet, turns: list[Turn], budget_seconds: float = 100.0, progress=None,
+def tune(ruleset: RuleSet, turns: list[BotTurn], budget_seconds: float = 100.0, progress=None,
          systems: Sequence[str] | None = None, objective: str = "overall") -> Tuned:
     """Maximise ``objective`` on ``turns``: ``overall``, per-response accuracy over all
     turns; ``mean-system``, the mean of the dialog systems' per-response accuracies;

@@ -21,7 +21,7 @@ from ..convert.kb import KB, format_kb, kb_from_acts, read_kb
 from ..convert.lexicon import kb_ontology, make_lexicon
 from ..dstc2.calls import Call, Calls
 from ..dstc2.inputs import DEFAULT_RAW_DIR, Inputs, default_sources, downloads_in, gather, held_splits, needed_flists
-from ..dstc2.ontology import Ontology
+from ..dstc2.ontology import Dstc2Ontology
 from ..errors import Dstc2ConvError
 from ..files import sha256_file
 from ..task6.format import Dialog, Exchange, read, serialize_dialog
@@ -331,7 +331,7 @@ def _convert_inputs(options: BuildOptions, inputs: Inputs, folder: OutputFolder,
             for path, counts in kb_calls.items()))
     ontology = inputs.ontology
     if ontology is None:
-        shares = inputs.calls.run(Ontology.from_calls)   # each process's calls' values
+        shares = inputs.calls.run(Dstc2Ontology.from_calls)   # each process's calls' values
         ontology = functools.reduce(operator.or_, shares, kb_ontology(kb))
         log(f"no ontology_dstc2.json in the inputs: taking the foods, areas, price ranges and restaurant "
             f"names from the calls themselves ({len(inputs.calls)} calls) and the KB")
@@ -418,7 +418,7 @@ def _listed_inputs(inputs: Inputs, checksum: dict, keep: dict, old_inputs: list)
                      and (i.get("path"), i.get("sha256")) in kept - have]
 
 
-def _convert(calls: Calls, ontology: Ontology, splits: tuple[str, ...], sessions: dict[str, list[str]],
+def _convert(calls: Calls, ontology: Dstc2Ontology, splits: tuple[str, ...], sessions: dict[str, list[str]],
              kb: KB, seed: int, stage: Callable[[str], None], log: Callable[[str], None], asr: bool = False):
     """Convert every split's calls, each in the process that holds it (``Calls.run``).
     Returns (file name -> text, the bot utterances). A call that cannot be converted

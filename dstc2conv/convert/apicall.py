@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from ..dstc2.calls import Call, Turn
+from ..dstc2.calls import Call, CallTurn
 from .kb import KB, SLOT_TO_ATTRIBUTE, Restaurant, underscore
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def mdp_system(call: Call) -> bool:
     return call.dialog_manager in (MDP_MANAGER, None)
 
 
-def shown_offer(turn: Turn) -> str | None:
+def shown_offer(turn: CallTurn) -> str | None:
     """The restaurant the system offers at this turn (``offer(name=X)``), if what it says
     shows the name: X's words in a row among its words, lowercased, ``_`` read as a space
     (``pizza express Fen Ditton``). An offer the system does not say (its words are
@@ -74,7 +74,7 @@ def _word(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
-def eligible(turn: Turn, kb_names: frozenset, canthelp_calls: bool = True) -> bool:
+def eligible(turn: CallTurn, kb_names: frozenset, canthelp_calls: bool = True) -> bool:
     """The system offers a KB restaurant whose name it says or, with ``canthelp_calls``,
     cannot help with two or more constraints."""
     name = shown_offer(turn)
@@ -109,7 +109,7 @@ def _values_in(user: str, lexicon: Lexicon) -> tuple[tuple[str, str], ...]:
     return found
 
 
-def offered_restaurant(turn: Turn, kb: KB) -> Restaurant | None:
+def offered_restaurant(turn: CallTurn, kb: KB) -> Restaurant | None:
     """The KB restaurant the system offers at this turn and names, if any."""
     name = shown_offer(turn)
     return kb.restaurant(underscore(name)) if name else None
@@ -131,7 +131,7 @@ def fit_offer(values: Values, offered: Restaurant | None) -> Values:
     return fitted if any(fitted) else values
 
 
-def disputed(turn: Turn, values: Values, offered: Restaurant | None) -> bool:
+def disputed(turn: CallTurn, values: Values, offered: Restaurant | None) -> bool:
     """The user's reply to this offer (the user turn after it) rejects it (``reqalts``,
     ``negate``, ``deny``) or says again a value of ``values`` that it contradicts."""
     if offered is None:
@@ -143,7 +143,7 @@ def disputed(turn: Turn, values: Values, offered: Restaurant | None) -> bool:
                for value, bad in zip(values, _contradicted(values, offered)))
 
 
-def offer_values(call: Call, turn: Turn, values: Values, offered: Restaurant | None) -> Values:
+def offer_values(call: Call, turn: CallTurn, values: Values, offered: Restaurant | None) -> Values:
     """The user's ``values`` as the call at ``turn`` carries them: fitted to the offer,
     unless the call is the MDP system's and the user disputes the offer."""
     if mdp_system(call) and disputed(turn, values, offered):

@@ -17,7 +17,7 @@ import functools
 import random
 import re
 
-from ..dstc2.calls import Call, Turn
+from ..dstc2.calls import Call, CallTurn
 from ..task6.format import NO_RESULT, SILENCE, Context, Dialog, Exchange
 from .apicall import plan_calls, shown_offer
 from .kb import KB, Restaurant, underscore
@@ -49,7 +49,7 @@ def _clean_user(text: str, lexicon: Lexicon) -> str:
     return lexicon.multiword.sub(_join, " ".join(words))
 
 
-def clean_system(turn: Turn, lexicon: Lexicon) -> str:
+def clean_system(turn: CallTurn, lexicon: Lexicon) -> str:
     key = (turn.system, turn.system_acts)
     cleaned = lexicon.cleaned.get(key)
     if cleaned is None:
@@ -57,7 +57,7 @@ def clean_system(turn: Turn, lexicon: Lexicon) -> str:
     return cleaned
 
 
-def _clean_system(turn: Turn, lexicon: Lexicon) -> str:
+def _clean_system(turn: CallTurn, lexicon: Lexicon) -> str:
     text = " ".join(turn.system.split())
     acts = turn.system_acts
     if any(a.act == "welcomemsg" for a in acts):
@@ -148,7 +148,7 @@ def convert_call(call: Call, kb: KB, lexicon: Lexicon, rng: random.Random, plan=
                  asr: bool = False) -> Dialog:
     """One DSTC2 call as a task-6 dialog. ``plan``: when calls are written and with which
     values (``apicall.plan_calls``; other readings can be measured against it). ``asr``:
-    the user turns are what the system heard (``Turn.heard``), not the transcriptions; the
+    the user turns are what the system heard (``CallTurn.heard``), not the transcriptions; the
     api_calls still read the transcriptions."""
     turns = call.turns
     system = [clean_system(t, lexicon) for t in turns]

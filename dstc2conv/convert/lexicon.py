@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..dstc2.ontology import Ontology
-from ..task6.vocabulary import SLOTS
+from ..dstc2.ontology import Dstc2Ontology
+from ..task6.vocabulary import DSTC2_SLOTS as SLOTS
 from .kb import KB
 
 
@@ -26,15 +26,15 @@ class Lexicon:
 MAX_NAME_WORDS = 5
 
 
-def kb_ontology(kb: KB) -> Ontology:
+def kb_ontology(kb: KB) -> Dstc2Ontology:
     """The names and cuisines of the KB's restaurants (``_`` read as a space), as an
     ontology to join with one derived from the calls."""
     names = sorted({r.name.replace("_", " ") for r in kb.restaurants})
     foods = sorted({r.get("R_cuisine").replace("_", " ") for r in kb.restaurants if r.get("R_cuisine") is not None})
-    return Ontology(tuple(foods), (), (), tuple(names))
+    return Dstc2Ontology(tuple(foods), (), (), tuple(names))
 
 
-def make_lexicon(ontology: Ontology, kb: KB) -> Lexicon:
+def make_lexicon(ontology: Dstc2Ontology, kb: KB) -> Lexicon:
     joined = [n for n in ontology.names if len(n.split()) <= MAX_NAME_WORDS]
     multiword = _alternation({p for p in ontology.foods + tuple(joined) if " " in p})
     # An offer triggers an api_call only when its name shows as a KB token in the system

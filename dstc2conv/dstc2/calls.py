@@ -56,7 +56,7 @@ class Act:
 
 
 @dataclass(frozen=True)
-class Turn:
+class CallTurn:
     system: str                          # what the system said (log.json output.transcript)
     system_acts: tuple[Act, ...]         # log.json output.dialog-acts
     user: str                            # label.json transcription
@@ -81,7 +81,7 @@ class Turn:
 class Call:
     session: str   # e.g. "Mar13_S0A0/voip-00d76b791d-20130327_010416"
     source: str    # the tarball or folder it was read from
-    turns: tuple[Turn, ...]
+    turns: tuple[CallTurn, ...]
     dialog_manager: int | None = None   # log.json system-specific.dialog-manager, if given
 
 
@@ -135,7 +135,7 @@ def _heard(log_turn, path: str, turn: int) -> str:
 
 def parse_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str, asr: bool = False) -> Call:
     """Build a Call from the bytes of its log.json and label.json; ``where`` names the files.
-    ``asr``: also read each turn's live ASR top hypothesis (``Turn.heard``)."""
+    ``asr``: also read each turn's live ASR top hypothesis (``CallTurn.heard``)."""
     call = _typed_call(session, log_bytes, label_bytes, where, asr) if msgspec is not None else None
     return call or _strict_call(session, log_bytes, label_bytes, where, asr)
 
@@ -214,7 +214,7 @@ def _typed_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str, 
             return None
         if asr and not lt.input.live.asr_hyps:
             return None
-        turns.append(Turn(lt.output.transcript, system_acts, bt.transcription, user_acts,
+        turns.append(CallTurn(lt.output.transcript, system_acts, bt.transcription, user_acts,
                           tuple(sorted(bt.goal_labels.items())), bt.method_label, tuple(bt.requested_slots),
                           lt.input.live.asr_hyps[0].asr_hyp if asr else None))
     manager = log.system_specific
@@ -271,7 +271,7 @@ def _strict_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str,
         if not isinstance(system, str) or not isinstance(user, str) or not isinstance(goals, dict):
             raise Dstc2ConvError(f"turn {i}: transcript, transcription or goal-labels has the wrong type",
                                  label_path)
-        turns.append(Turn(
+        turns.append(CallTurn(
             system=system,
             system_acts=_acts(system_acts, log_path, i, SYSTEM_ACTS, "output.dialog-acts"),
             user=user,
@@ -542,7 +542,7 @@ def read_ontology(path: str | os.PathLike) -> tuple[dict, str] | None:
 def read_source(path: str | os.PathLike, wanted=None, workers: int = 1, asr: bool = False,
                 keep: bool = False) -> Source:
     """Read a DSTC2 tarball or unpacked folder. ``wanted``: session paths to keep (None: all).
-    ``asr``: also read what the system heard in each user turn (``Turn.heard``).
+    ``asr``: also read what the system heard in each user turn (``CallTurn.heard``).
 
     With ``workers`` > 1, that many processes each parse a share of the calls (every
     process still reads the whole tarball: gzip cannot be split); the result is the same.
@@ -703,4 +703,4 @@ def _serve(conn, parent: int, path: str, wanted, part: tuple[int, int], asr: boo
             reply = (False, exc)
 
 
-__all__ = ["Act", "Turn", "Call", "Calls", "Source", "read_source", "read_ontology", "parse_call"]
+__all__ = ["Act", "CallTurn", "Call", "Calls", "Source", "read_source", "read_ontology", "parse_call"]

@@ -17,7 +17,7 @@ name is read to find out. What is taken from each input:
 Two inputs that disagree (the same flist with other calls, or the same call with other
 turns) are an error. With no ontology in any input, ``Inputs.ontology`` is None: the
 build then takes the values the conversion needs from the calls themselves and the KB
-(``Ontology.from_calls``).
+(``Dstc2Ontology.from_calls``).
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from typing import Callable
 
 from ..errors import Dstc2ConvError
 from .calls import FLISTS, ONTOLOGY, Calls, Source, read_ontology, read_source
-from .ontology import Ontology
+from .ontology import Dstc2Ontology
 
 DEFAULT_RAW_DIR = "data_raw"
 TARBALL_ENDINGS = (".tar.gz", ".tgz", ".tar")
@@ -55,7 +55,7 @@ class Inputs:
     calls: Calls                        # session -> Call, from every source
     source_of: dict                     # session -> the input its call is read from (the last that holds it)
     flists: dict                        # split -> sorted session paths, from every source
-    ontology: Ontology | None           # None: no input holds one
+    ontology: Dstc2Ontology | None           # None: no input holds one
     ontology_from: str | None           # where it was read: "<tarball>:<member>" or a file
     used: tuple[tuple[str, tuple[str, ...]], ...]   # (input, what was taken from it: calls, flists,
                                                      # kb, ontology; nothing: not read)
@@ -130,7 +130,7 @@ def gather(paths: list[str], splits: tuple[str, ...], jobs: int = 1,
     """Read the inputs the splits need (see the module's docstring). ``log``: notes for
     the user; ``progress``: a line as each input is read. ``for_kb``: also read every
     other input that holds calls, for a KB built from the logs. ``asr``: read what the
-    system heard too (``dstc2.Turn.heard``). ``every_call``: read every input that may hold
+    system heard too (``calls.CallTurn.heard``). ``every_call``: read every input that may hold
     calls, whatever its flists. With ``jobs`` > 1 the calls stay in the worker processes
     that read them: ``Inputs.close()`` stops these."""
     sources: list[Source] = []
@@ -186,7 +186,7 @@ def _gather(paths: list[str], splits: tuple[str, ...], jobs: int, log: Callable[
     if ontology_json is not None:
         log(f"the ontology comes from {ontology_from}")
         try:
-            ontology = Ontology.from_json(ontology_json)
+            ontology = Dstc2Ontology.from_json(ontology_json)
         except (KeyError, TypeError):
             raise Dstc2ConvError("malformed ontology: it needs informable food, area, pricerange and name "
                                  "lists of text", ontology_from) from None

@@ -8,14 +8,14 @@ ONTOLOGY_SLOTS = ("food", "area", "pricerange", "name")
 
 
 @dataclass(frozen=True)
-class Ontology:
+class Dstc2Ontology:
     foods: tuple[str, ...]
     areas: tuple[str, ...]
     prices: tuple[str, ...]
     names: tuple[str, ...]
 
     @classmethod
-    def from_json(cls, data: dict) -> "Ontology":
+    def from_json(cls, data: dict) -> "Dstc2Ontology":
         """From DSTC2's ``ontology_dstc2.json``; KeyError or TypeError if its
         ``informable`` food/area/pricerange/name lists are missing or hold other than text."""
         informable = data["informable"]
@@ -25,7 +25,7 @@ class Ontology:
         return cls(*(tuple(values) for values in lists))
 
     @classmethod
-    def from_calls(cls, calls) -> "Ontology":
+    def from_calls(cls, calls) -> "Dstc2Ontology":
         """The values the calls show, for a build with no ontology file: every food, area,
         price range and name in the system's dialog acts, the user turns' semantics and the
         goal labels (``dontcare`` left out), sorted."""
@@ -38,8 +38,8 @@ class Ontology:
                         found[slot].add(value)
         return cls(*(tuple(sorted(found[slot])) for slot in ONTOLOGY_SLOTS))
 
-    def __or__(self, other: "Ontology") -> "Ontology":
+    def __or__(self, other: "Dstc2Ontology") -> "Dstc2Ontology":
         """The values of both, sorted: ``from_calls(a) | from_calls(b) == from_calls(a + b)``."""
         mine, theirs = (self.foods, self.areas, self.prices, self.names), (other.foods, other.areas,
                                                                             other.prices, other.names)
-        return Ontology(*(tuple(sorted(set(a) | set(b))) for a, b in zip(mine, theirs)))
+        return Dstc2Ontology(*(tuple(sorted(set(a) | set(b))) for a, b in zip(mine, theirs)))

@@ -42,9 +42,9 @@ from .fidelity import (
     USER_DIFFERS,
     Accounting,
     CompareReport,
+    DifferenceKind,
     DiffSite,
     Example,
-    Kind,
     Measure,
     block_entries,
     explain_facts,
@@ -301,7 +301,7 @@ def compare_views(ours: list[View], ref: list[View], *, ours_path: str = "ours",
                     (SLOT_DIFFERS, c[SLOT_DIFFERS]), ("in misaligned or missing dialogs", lost["calls"]))),
         Accounting("result_blocks", blocks_total - got["blocks"], ((RESULTS_DIFFER, c[RESULTS_DIFFER]),)),
     )
-    kinds = tuple(Kind(k, c[k], len(tally.dialogs[k]), tuple(tally.examples[k])) for k in KINDS)
+    kinds = tuple(DifferenceKind(k, c[k], len(tally.dialogs[k]), tuple(tally.examples[k])) for k in KINDS)
     return CompareReport(ours_path, ref_path, len(ours), len(ref), kb_path, manifest_path,
                          measures, kinds, accounting, tuple(differing))
 

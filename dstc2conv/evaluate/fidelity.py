@@ -115,7 +115,7 @@ class Example:
 
 
 @dataclass(frozen=True)
-class Kind:
+class DifferenceKind:
     name: str
     count: int                # occurrences
     dialogs: int              # dialogs with at least one
@@ -208,7 +208,7 @@ class CompareReport:
     kb: str | None
     manifest: str | None
     measures: tuple[Measure, ...]
-    kinds: tuple[Kind, ...]
+    kinds: tuple[DifferenceKind, ...]
     accounting: tuple[Accounting, ...]
     differing: tuple[DiffSite, ...] = field(repr=False)
 
@@ -220,7 +220,7 @@ class CompareReport:
     def measure(self, key: str) -> Measure:
         return next(m for m in self.measures if m.key == key)
 
-    def kind(self, name: str) -> Kind:
+    def kind(self, name: str) -> DifferenceKind:
         return next(k for k in self.kinds if k.name == name)
 
     def to_dict(self, examples: int = 5) -> dict:

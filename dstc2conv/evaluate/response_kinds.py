@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class Kind:
+class ResponseKind:
     name: str
     doc: str
     pattern: re.Pattern    # the whole stripped gold utterance matches it
@@ -23,11 +23,11 @@ class Kind:
         return self.pattern.fullmatch(gold.strip()) is not None
 
 
-def _kind(name: str, doc: str, pattern: str) -> Kind:
-    return Kind(name, doc, re.compile(pattern))
+def _kind(name: str, doc: str, pattern: str) -> ResponseKind:
+    return ResponseKind(name, doc, re.compile(pattern))
 
 
-KINDS: tuple[Kind, ...] = (
+KINDS: tuple[ResponseKind, ...] = (
     _kind("api_call", "a call to the KB: api_call <food> <area> <price>", r"api_call( \S+){3}"),
     _kind("greeting", "the opening: Hello , welcome to the Cambridge restaurant system ...",
          r"Hello , welcome to the Cambridge restaurant system .*"),

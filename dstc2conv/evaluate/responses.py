@@ -19,14 +19,14 @@ from ..version import __version__
 from .response_kinds import NAMES, kind_of
 
 if TYPE_CHECKING:
-    from ..task6.turns import Turn
+    from ..task6.turns import BotTurn
 
 
 def correct(prediction: str, gold: str) -> bool:
     return prediction.strip() == gold.strip()
 
 
-def outcomes(predictions: Sequence[str], turns: Sequence[Turn]) -> list[bool]:
+def outcomes(predictions: Sequence[str], turns: Sequence[BotTurn]) -> list[bool]:
     """Whether each prediction is right, in the order of the turns."""
     return [correct(p, t.gold) for p, t in zip(predictions, turns)]
 
@@ -60,7 +60,7 @@ class Score:
                 "signature": self.signature}
 
 
-def score(results: Sequence[bool], turns: Sequence[Turn], sig: str = "") -> Score:
+def score(results: Sequence[bool], turns: Sequence[BotTurn], sig: str = "") -> Score:
     """Per-response: correct turns / turns. Per-dialog: dialogs whose every turn is correct."""
     ok_dialogs: dict[int, bool] = {}
     for ok, turn in zip(results, turns):
@@ -68,13 +68,13 @@ def score(results: Sequence[bool], turns: Sequence[Turn], sig: str = "") -> Scor
     return Score(len(results), sum(results), len(ok_dialogs), sum(ok_dialogs.values()), sig)
 
 
-def score_of(results: Sequence[bool], turns: Sequence[Turn], dialogs: Collection[int]) -> Score:
+def score_of(results: Sequence[bool], turns: Sequence[BotTurn], dialogs: Collection[int]) -> Score:
     """The score of the turns of some dialogs only (``dialogs``: their positions in the file)."""
     kept = [i for i, turn in enumerate(turns) if turn.dialog in dialogs]
     return score([results[i] for i in kept], [turns[i] for i in kept])
 
 
-def by_system(results: Sequence[bool], turns: Sequence[Turn], systems: Sequence[str]) -> dict[str, Score]:
+def by_system(results: Sequence[bool], turns: Sequence[BotTurn], systems: Sequence[str]) -> dict[str, Score]:
     """The score of each dialog system (``systems``: one per dialog of the file, as
     ``Sessions.systems``) that has turns here, in name order; the parts add up to ``score``."""
     present = {turn.dialog for turn in turns}
@@ -95,7 +95,7 @@ class Count:
         return {"responses": self.responses, "correct": self.correct, "per_response": self.per_response}
 
 
-def by_kind(results: Sequence[bool], turns: Sequence[Turn]) -> dict[str, Count]:
+def by_kind(results: Sequence[bool], turns: Sequence[BotTurn]) -> dict[str, Count]:
     """Responses and correct ones per kind of gold response (``response_kinds``), the
     kinds that occur, in the registry's order; the parts add up to ``score``."""
     tally: dict[str, list[int]] = {}
@@ -126,7 +126,7 @@ def read_predictions(path: str) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def check_count(preds_path: str, predictions: Sequence[str], ref_path: str, turns: Sequence[Turn]) -> None:
+def check_count(preds_path: str, predictions: Sequence[str], ref_path: str, turns: Sequence[BotTurn]) -> None:
     """One prediction per bot turn of the reference, else an error giving both counts."""
     if len(predictions) != len(turns):
         lines = f"{len(predictions)} line" + ("" if len(predictions) == 1 else "s")
@@ -158,7 +158,7 @@ class Paired:
     bootstrap: Bootstrap
 
 
-def paired(a: Sequence[bool], b: Sequence[bool], turns: Sequence[Turn], resamples: int = 1000,
+def paired(a: Sequence[bool], b: Sequence[bool], turns: Sequence[BotTurn], resamples: int = 1000,
            seed: int = 0) -> Paired:
     """Compare B's outcomes with A's on the same turns."""
     right = tuple(i for i, (x, y) in enumerate(zip(a, b)) if not x and y)
@@ -167,7 +167,7 @@ def paired(a: Sequence[bool], b: Sequence[bool], turns: Sequence[Turn], resample
     return Paired(difference, right, wrong, paired_bootstrap(a, b, turns, resamples, seed))
 
 
-def per_dialog(a: Sequence[bool], b: Sequence[bool], turns: Sequence[Turn]) -> list[tuple[int, int]]:
+def per_dialog(a: Sequence[bool], b: Sequence[bool], turns: Sequence[BotTurn]) -> list[tuple[int, int]]:
     """For each dialog, in file order: (its bot turns, B's right turns minus A's)."""
     found: dict[int, list[int]] = {}
     for x, y, turn in zip(a, b, turns):
@@ -177,7 +177,7 @@ def per_dialog(a: Sequence[bool], b: Sequence[bool], turns: Sequence[Turn]) -> l
     return [(n, net) for n, net in found.values()]
 
 
-def paired_bootstrap(a: Sequence[bool], b: Sequence[bool], turns: Sequence[Turn], resamples: int = 1000,
+def paired_bootstrap(a: Sequence[bool], b: Sequence[bool], turns: Sequence[BotTurn], resamples: int = 1000,
                      seed: int = 0) -> Bootstrap:
     """The paired bootstrap over dialogs. Each of ``resamples`` resamples draws D dialogs
     with replacement out of the D dialogs, ``random.Random(seed).choices(range(D), k=D)``

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ..errors import Dstc2ConvError
 from ..evaluate.responses import Score, outcomes, score
 from ..files import read_text
-from ..task6.turns import Turn
+from ..task6.turns import BotTurn
 
 INPUTS = ("last", "conversation")
 TIE = 1e-9
@@ -52,7 +52,7 @@ def read_candidates(path: str) -> tuple[str, ...]:
     return _distinct(texts)
 
 
-def train_candidates(train: list[Turn]) -> tuple[str, ...]:
+def train_candidates(train: list[BotTurn]) -> tuple[str, ...]:
     """The distinct bot utterances of a training file, in order of first occurrence."""
     return _distinct(t.gold for t in train)
 
@@ -66,7 +66,7 @@ def _distinct(texts) -> tuple[str, ...]:
 
 # ---------------------------------------------------------------- inputs
 
-def inputs(turns: list[Turn], variant: str) -> list[list[str]]:
+def inputs(turns: list[BotTurn], variant: str) -> list[list[str]]:
     """The input words of every turn: its user utterance (``last``), or the dialog up to
     it (``conversation``: earlier user and bot utterances, result lines, then the user's)."""
     if variant not in INPUTS:
@@ -140,7 +140,7 @@ def _first_best(scores: list[float]) -> int:
     return next(i for i, s in enumerate(scores) if s >= top - TIE)
 
 
-def tfidf_predict(index: TfIdf, turns: list[Turn], variant: str) -> list[str]:
+def tfidf_predict(index: TfIdf, turns: list[BotTurn], variant: str) -> list[str]:
     cache: dict[tuple[str, ...], str] = {}
     out = []
     for text in inputs(turns, variant):
@@ -157,7 +157,7 @@ class Choice:
     dev: dict   # variant -> its Score on the dev file
 
 
-def choose_input(index: TfIdf, dev: list[Turn]) -> Choice:
+def choose_input(index: TfIdf, dev: list[BotTurn]) -> Choice:
     """The input variant with the higher per-response accuracy on ``dev`` (a tie: the
     whole conversation)."""
     scores = {variant: evaluate(tfidf_predict(index, dev, variant), dev) for variant in INPUTS}
@@ -165,7 +165,7 @@ def choose_input(index: TfIdf, dev: list[Turn]) -> Choice:
     return Choice("last" if better else "conversation", scores)
 
 
-def evaluate(predictions: list[str], turns: list[Turn], sig: str = "") -> Score:
+def evaluate(predictions: list[str], turns: list[BotTurn], sig: str = "") -> Score:
     """Per-response and per-dialog accuracy of predictions against the turns' gold."""
     return score(outcomes(predictions, turns), turns, sig)
 
@@ -175,7 +175,7 @@ def evaluate(predictions: list[str], turns: list[Turn], sig: str = "") -> Score:
 class NearestNeighbor:
     """The training pairs, indexed by the word types of their user utterances."""
 
-    def __init__(self, train: list[Turn]):
+    def __init__(self, train: list[BotTurn]):
         if not train:
             raise Dstc2ConvError("no training pairs")
         self.responses: list[str] = []   # one per distinct set of user words, first pair's
@@ -203,7 +203,7 @@ class NearestNeighbor:
         return found
 
 
-def nn_predict(index: NearestNeighbor, turns: list[Turn]) -> list[str]:
+def nn_predict(index: NearestNeighbor, turns: list[BotTurn]) -> list[str]:
     return [index.best(t.user) for t in turns]
 
 

@@ -20,10 +20,10 @@ from typing import Iterable, Iterator, Union
 
 from ..errors import Dstc2ConvError
 from ..files import read_text
+from .vocabulary import RATING
 
 NO_RESULT = "api_call no result"
 SILENCE = "<SILENCE>"
-RATING = "R_rating"
 BOM = "\ufeff"
 _FACT = re.compile(r"(\S+) (R_[A-Za-z_]+) (\S+)")
 NOT_A_LINE = ("neither an exchange (user<TAB>bot), a result fact (name R_attr value) "
@@ -171,3 +171,7 @@ def serialize_dialog(dialog: Dialog) -> str:
 def serialize(dialogs: Iterable[Dialog]) -> str:
     """Task-6 text: each dialog followed by a blank line, as the published files."""
     return "".join(serialize_dialog(d) + "\n" for d in dialogs)
+
+
+__all__ = ["Exchange", "Context", "Fact", "Dialog", "Line", "NO_RESULT", "SILENCE", "RATING", "is_api_call",
+           "parse", "parse_lines", "read", "read_dialogs", "serialize", "serialize_dialog"]

@@ -11,7 +11,7 @@ from .format import Dialog, Exchange, read_dialogs
 
 
 @dataclass(frozen=True)
-class Turn:
+class BotTurn:
     """One bot turn to predict: its user utterance, gold bot utterance, and the context
     lines (results) that follow it."""
     dialog: int
@@ -22,7 +22,7 @@ class Turn:
     context: tuple[str, ...]
 
 
-def turns_of(dialogs: list[Dialog]) -> list[Turn]:
+def turns_of(dialogs: list[Dialog]) -> list[BotTurn]:
     out = []
     for d, dialog in enumerate(dialogs):
         index = 0
@@ -35,13 +35,13 @@ def turns_of(dialogs: list[Dialog]) -> list[Turn]:
                 if isinstance(later, Exchange):
                     break
                 context.append(later.text)
-            out.append(Turn(d, index, dialog.start_line + i if dialog.start_line else 0, line.user, line.bot,
+            out.append(BotTurn(d, index, dialog.start_line + i if dialog.start_line else 0, line.user, line.bot,
                             tuple(context)))
             index += 1
     return out
 
 
-def read_file(path: str | os.PathLike) -> tuple[list[Dialog], list[Turn]]:
+def read_file(path: str | os.PathLike) -> tuple[list[Dialog], list[BotTurn]]:
     """The dialogs of a task-6 file and their bot turns; a file with no dialogs, or no
     bot turns, is an error."""
     dialogs = read_dialogs(path)
@@ -51,6 +51,6 @@ def read_file(path: str | os.PathLike) -> tuple[list[Dialog], list[Turn]]:
     return dialogs, turns
 
 
-def read_turns(path: str | os.PathLike) -> list[Turn]:
+def read_turns(path: str | os.PathLike) -> list[BotTurn]:
     """The bot turns of a task-6 file (see ``read_file``)."""
     return read_file(path)[1]
