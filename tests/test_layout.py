@@ -19,11 +19,11 @@ LAYERS = (
     ("task6",),
     ("dstc2",),
     ("convert",),
+    ("exports",),
     ("build",),
     ("evaluate",),
     ("baseline",),
     ("ir",),
-    ("exports",),
     ("api", "cli", "__init__", "__main__"),
 )
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
