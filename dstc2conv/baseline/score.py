@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ..errors import Dstc2ConvError
 from ..evaluate.responses import Score
-from ..files import write_text_atomic
+from ..files import parse_json, read_text, write_text_atomic
 from .engine import Prediction
 
 # The last score of each data file is kept in the user's cache, not beside the data
@@ -55,15 +55,18 @@ def history_path(data_path: str, folder: str | None = None) -> str:
 def recall(path: str, results: list[bool], data_sha: str) -> Recalled:
     """The change since the score saved at ``path``, or why there is none."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        os.lstat(path)
     except FileNotFoundError:
         return Recalled(None)
-    except (OSError, UnicodeDecodeError) as exc:
-        return Recalled(None, f"cannot read the score history {path}: {getattr(exc, 'strerror', None) or exc}",
-                        warning=True)
+    except OSError:
+        pass   # read_text says what is wrong
     try:
-        saved = json.loads(text)
+        text = read_text(path, "a score history")
+    except Dstc2ConvError as exc:
+        reason = exc.message.removeprefix("cannot read: ")
+        return Recalled(None, f"cannot read the score history {path}: {reason}", warning=True)
+    try:
+        saved = parse_json(text, path)
         if saved.get("version") != HISTORY_VERSION:
             raise ValueError("another version")
         sha = saved["data_sha256"]
@@ -75,7 +78,7 @@ def recall(path: str, results: list[bool], data_sha: str) -> Recalled:
         marks = saved["results"]
         if not isinstance(marks, str) or len(marks) != len(before) or set(marks) - {"0", "1"}:
             raise ValueError("results")
-    except (ValueError, KeyError, TypeError, AttributeError):
+    except (ValueError, KeyError, TypeError, AttributeError, Dstc2ConvError):
         return Recalled(None, f"the score history {path} is unreadable: not compared, replaced", warning=True)
     if sha != data_sha or len(before) != len(results):
         return Recalled(None, "the data file changed since the last score: no comparison")
@@ -95,4 +98,4 @@ def save_history(path: str, predictions: list[Prediction], results: list[bool], 
     record = {"version": HISTORY_VERSION, "data": os.path.abspath(data_path), "data_sha256": data_sha,
               "score": now.to_dict(), "results": "".join("1" if r else "0" for r in results),
               "predictions": [[p.text, p.rule] for p in predictions]}
-    write_text_atomic(path, json.dumps(record))
+    write_text_atomic(path, json.dumps(record), updates=True)

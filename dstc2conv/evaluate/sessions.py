@@ -8,12 +8,12 @@ the same order as our build of the same split, so our manifest serves it too.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
 
 from ..errors import Dstc2ConvError
+from ..files import parse_json, read_bytes
 
 MANIFEST = "manifest.json"
 _SYSTEM = re.compile(r"_(S\d+)A\d+(?:/|$)")
@@ -39,12 +39,12 @@ def system_of(session: str) -> str:
 
 def _load(path: str) -> dict:
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except OSError as exc:
-        raise Dstc2ConvError(f"cannot read the manifest: {exc.strerror}", path) from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise Dstc2ConvError(f"the manifest is not valid JSON ({exc})", path) from None
+        data = parse_json(read_bytes(path, "a manifest"), path)
+    except Dstc2ConvError as exc:
+        message = exc.message.replace("cannot read:", "cannot read the manifest:")
+        if message.startswith("malformed JSON: "):
+            message = f"the manifest is not valid JSON ({message.removeprefix('malformed JSON: ')})"
+        raise Dstc2ConvError(message, path) from None
     files = data.get("files") if isinstance(data, dict) else None
     if not isinstance(files, dict):
         raise Dstc2ConvError("not a dstc2conv manifest (no 'files')", path)
