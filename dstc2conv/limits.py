@@ -11,6 +11,10 @@ MB = 1 << 20
 # score history, flist): the published trn file, the largest, is 4 MB.
 MAX_FILE = 64 * MB
 
+# A rule or ontology file (YAML, which takes far more memory to parse than its size):
+# the shipped rules/dstc2.yaml is 14 kB.
+MAX_RULE_FILE = 2 * MB
+
 # A file inside a DSTC2 tarball or release folder (log.json, label.json, a flist, the
 # ontology): the largest of the train/dev corpus is a log.json of 1.2 MB.
 MAX_MEMBER = 16 * MB

@@ -32,6 +32,7 @@ import yaml
 
 from ..errors import Dstc2ConvError
 from ..files import read_bytes
+from ..limits import MAX_RULE_FILE
 from .conditions import (
     COMBINATORS,
     CONDITIONS,
@@ -274,9 +275,26 @@ def _fast_loader(text: str, path: str):
     return _CLoader(text, path)
 
 
+SHOWN_KEYS = 3   # unknown keys named one by one; past these, a count (the file may be anything)
+
+
+def _unknown_keys(data: _Map, known: set, bad: _Collect) -> None:
+    unknown = [key for key in data if key not in known]
+    for key in unknown[:SHOWN_KEYS]:
+        bad(f"unknown key {show(key)} (known: {', '.join(sorted(known))})", data.key_lines[key])
+    if len(unknown) > SHOWN_KEYS:
+        bad(f"and {len(unknown) - SHOWN_KEYS} more unknown keys", data.key_lines[unknown[SHOWN_KEYS]])
+
+
 def _load_yaml(text: str, path: str, bad: _Collect):
     """The document; a problem that stops the parse is raised, duplicate keys are collected."""
-    loader = _fast_loader(text, path) or _Loader(text, path)
+    try:
+        loader = _fast_loader(text, path) or _Loader(text, path)
+    except yaml.reader.ReaderError as exc:   # a character YAML does not allow (the reader checks all first)
+        line = text.count("\n", 0, exc.position) + 1 if isinstance(exc.position, int) else None
+        character = f"#x{exc.character:04x}" if isinstance(exc.character, int) else repr(exc.character)
+        raise RuleFileError([Problem(path, line, f"YAML: the character {character} is not allowed, "
+                                                 "not even in a comment")]) from None
     try:
         data = loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
@@ -324,14 +342,12 @@ def _strings(value: Any, what: str) -> tuple[tuple | None, str | None]:
 def load_ontology(path: str) -> RuleOntology:
     """Load an ontology file; raise RuleFileError with all its problems."""
     bad = _Collect(path)
-    raw = read_bytes(path)
+    raw = read_bytes(path, "an ontology file", MAX_RULE_FILE)
     data = _load_yaml(_decode(raw, path), path, bad)
     if not isinstance(data, _Map):
         raise RuleFileError([Problem(path, 1, "an ontology file is a mapping with food, area, price "
                                               "(and synonyms, served)")])
-    for key in data:
-        if key not in ONTOLOGY_KEYS:
-            bad(f"unknown key {key!r} (known: {', '.join(sorted(ONTOLOGY_KEYS))})", data.key_lines[key])
+    _unknown_keys(data, ONTOLOGY_KEYS, bad)
     values: dict[str, tuple] = {}
     phrases: dict[str, tuple[str, str]] = {}
     for slot in SLOTS:
@@ -579,14 +595,12 @@ def load_rules(path: str | os.PathLike, text: str | None = None) -> RuleSet:
     With ``text``, that is read as the file's content instead (its ontology still found
     from ``path``'s folder)."""
     path = os.fspath(path)
-    raw = read_bytes(path) if text is None else text.encode("utf-8")
+    raw = read_bytes(path, "a rule file", MAX_RULE_FILE) if text is None else text.encode("utf-8")
     bad = _Collect(path)
     data = _load_yaml(_decode(raw, path), path, bad)
     if not isinstance(data, _Map):
         raise RuleFileError([Problem(path, 1, "a rule file is a mapping with 'ontology', 'patterns' and 'rules'")])
-    for key in data:
-        if key not in TOP_KEYS:
-            bad(f"unknown key {show(key)} (known: {', '.join(sorted(TOP_KEYS))})", data.key_lines[key])
+    _unknown_keys(data, TOP_KEYS, bad)
     ontology = None
     ontology_path = data.get("ontology")
     ontology_file = ""
