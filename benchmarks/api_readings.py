@@ -31,7 +31,7 @@ from dstc2conv.convert import apicall
 from dstc2conv.convert.dialogs import convert_call
 from dstc2conv.convert.kb import KB, read_kb, underscore
 from dstc2conv.convert.lexicon import make_lexicon
-from dstc2conv.dstc2.calls import read_source
+from dstc2conv.dstc2.archive import read_source
 from dstc2conv.dstc2.ontology import Dstc2Ontology
 from dstc2conv.evaluate.align import compare_views
 from dstc2conv.evaluate.views import view

@@ -9,7 +9,7 @@ from conftest import GOLDEN, SAMPLE
 
 from dstc2conv.build.pipeline import BuildOptions, build
 from dstc2conv.convert.dialogs import assign_ratings, merge_repeats
-from dstc2conv.dstc2.calls import read_source
+from dstc2conv.dstc2.archive import read_source
 from dstc2conv.task6 import format as task6
 
 

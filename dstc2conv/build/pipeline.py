@@ -19,9 +19,10 @@ from typing import Callable
 from ..convert.dialogs import convert_call
 from ..convert.kb import KB, format_kb, kb_from_acts, read_kb
 from ..convert.lexicon import kb_ontology, make_lexicon
-from ..dstc2.calls import Call, Calls
+from ..dstc2.calls import Call
 from ..dstc2.inputs import DEFAULT_RAW_DIR, Inputs, default_sources, downloads_in, gather, held_splits, needed_flists
 from ..dstc2.ontology import Dstc2Ontology
+from ..dstc2.workers import Calls
 from ..errors import Dstc2ConvError
 from ..files import sha256_file
 from ..task6.format import Dialog, Exchange, read, serialize_dialog
@@ -128,33 +129,31 @@ def kb_file(options: BuildOptions, from_raw_dir: bool) -> str | None:
     return default if from_raw_dir and os.path.isfile(default) else None
 
 
-def choose_kb(options: BuildOptions, calls: Calls | dict[str, Call], from_raw_dir: bool) -> KB:
+def choose_kb(options: BuildOptions, calls: Calls, from_raw_dir: bool) -> KB:
     """The KB file (``kb_file``), else a KB built from the logs of ``calls``."""
     path = kb_file(options, from_raw_dir)
     if path is not None:
         return read_kb(path)
     offered: set[str] = set()
     informs: list[tuple[str, str, str]] = []
-    shares = calls.run(_offers) if isinstance(calls, Calls) else [_offers(calls.values())]
-    for names, facts in shares:   # (the votes are counted: their order does not matter)
+    for names, facts in calls.map(_offers):   # (the votes are counted: their order does not matter)
         offered |= names
         informs += facts
     return kb_from_acts(offered, informs)
 
 
-def _offers(calls: list[Call]) -> tuple[set, list]:
-    """The restaurants the calls' system turns offer, and (name, slot, value) for each
+def _offers(call: Call) -> tuple[set, list]:
+    """The restaurants a call's system turns offer, and (name, slot, value) for each
     ``inform`` of an offer turn."""
     offered: set[str] = set()
     informs: list[tuple[str, str, str]] = []
-    for call in calls:
-        for turn in call.turns:
-            name = turn.offered
-            if name is None:
-                continue
-            offered.add(name)
-            informs.extend((name, slot, value) for act in turn.system_acts if act.act == "inform"
-                           for slot, value in act.slots)
+    for turn in call.turns:
+        name = turn.offered
+        if name is None:
+            continue
+        offered.add(name)
+        informs.extend((name, slot, value) for act in turn.system_acts if act.act == "inform"
+                       for slot, value in act.slots)
     return offered, informs
 
 
@@ -331,8 +330,7 @@ def _convert_inputs(options: BuildOptions, inputs: Inputs, folder: OutputFolder,
             for path, counts in kb_calls.items()))
     ontology = inputs.ontology
     if ontology is None:
-        shares = inputs.calls.run(Dstc2Ontology.from_calls)   # each process's calls' values
-        ontology = functools.reduce(operator.or_, shares, kb_ontology(kb))
+        ontology = functools.reduce(operator.or_, inputs.calls.map(_values), kb_ontology(kb))
         log(f"no ontology_dstc2.json in the inputs: taking the foods, areas, price ranges and restaurant "
             f"names from the calls themselves ({len(inputs.calls)} calls) and the KB")
     checksum = {path: input_checksum(path) for path, taken in inputs.used if taken}
@@ -420,21 +418,13 @@ def _listed_inputs(inputs: Inputs, checksum: dict, keep: dict, old_inputs: list)
 
 def _convert(calls: Calls, ontology: Dstc2Ontology, splits: tuple[str, ...], sessions: dict[str, list[str]],
              kb: KB, seed: int, stage: Callable[[str], None], log: Callable[[str], None], asr: bool = False):
-    """Convert every split's calls, each in the process that holds it (``Calls.run``).
+    """Convert every split's calls, each in the process that holds it (``Calls.map``).
     Returns (file name -> text, the bot utterances). A call that cannot be converted
     stops the build: the first in the files' order."""
     lexicon = make_lexicon(ontology, kb)
     stage("converting " + ", ".join(f"{len(sessions[split])} calls into {FILE_OF_SPLIT[split]}" for split in splits))
     order = [session for split in splits for session in sessions[split]]
-    converted: dict[str, tuple[str, list[str]]] = {}
-    failed = []
-    for done, error in calls.run(_convert_calls, kb, lexicon, seed, asr, sessions=order):
-        converted.update(done)
-        if error is not None:
-            failed.append(error)
-    if failed:
-        position = {session: i for i, session in enumerate(order)}
-        raise min(failed, key=lambda error: position[error[0]])[1]
+    converted = dict(zip(order, calls.map(_convert_call, kb, lexicon, seed, asr, sessions=order)))
     files: dict[str, str] = {}
     bots: set[str] = set()
     for split in splits:
@@ -445,19 +435,19 @@ def _convert(calls: Calls, ontology: Dstc2Ontology, splits: tuple[str, ...], ses
     return files, bots
 
 
-def _convert_calls(calls: list[Call], kb: KB, lexicon, seed: int, asr: bool):
-    """Each call's task-6 text and bot utterances, by session, up to the first call that
-    cannot be converted; and that call's (session, error), or None."""
-    done = {}
-    for call in calls:
-        rng = random.Random(f"{seed}:{call.session}")
-        try:
-            dialog = convert_call(call, kb, lexicon, rng, asr=asr)
-        except Dstc2ConvError as exc:
-            return done, (call.session, exc)
-        except Exception as exc:  # a call the converter cannot handle is reported, never dropped
-            return done, (call.session, Dstc2ConvError(
-                f"cannot convert call {call.session}: {type(exc).__name__}: {exc}", call.source))
-        done[call.session] = serialize_dialog(dialog), [line.bot for line in dialog.lines
-                                                         if isinstance(line, Exchange)]
-    return done, None
+def _convert_call(call: Call, kb: KB, lexicon, seed: int, asr: bool) -> tuple[str, list[str]]:
+    """A call's task-6 text and bot utterances; a call the converter cannot handle is
+    reported, never dropped."""
+    rng = random.Random(f"{seed}:{call.session}")
+    try:
+        dialog = convert_call(call, kb, lexicon, rng, asr=asr)
+    except Dstc2ConvError:
+        raise
+    except Exception as exc:
+        raise Dstc2ConvError(f"cannot convert call {call.session}: {type(exc).__name__}: {exc}", call.source) from None
+    return serialize_dialog(dialog), [line.bot for line in dialog.lines if isinstance(line, Exchange)]
+
+
+def _values(call: Call) -> Dstc2Ontology:
+    """The ontology values a call shows (``Dstc2Ontology.from_calls``)."""
+    return Dstc2Ontology.from_calls((call,))

@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import Dstc2ConvError
-from .calls import FLISTS, ONTOLOGY, Calls, Source, read_ontology, read_source
+from .archive import FLISTS, ONTOLOGY, Source, read_ontology, read_source
 from .ontology import Dstc2Ontology
+from .workers import Calls
 
 DEFAULT_RAW_DIR = "data_raw"
 TARBALL_ENDINGS = (".tar.gz", ".tgz", ".tar")
