@@ -1,13 +1,10 @@
-"""The build's bytes, whatever the number of processes and the readers installed."""
+"""The build's bytes, whatever the number of processes and the tarball's format."""
 from __future__ import annotations
 
 import json
 import multiprocessing
 import shutil
-import subprocess
-import sys
 import tarfile
-from pathlib import Path
 
 import pytest
 from conftest import GOLDEN, SAMPLE
@@ -64,35 +61,6 @@ def test_every_tarball_reads_as_tarfile_reads_it(tmp_path, name, mode, form, top
     built, golden = _built(tmp_path / "o"), _golden("sample-all")
     del built["manifest.json"], golden["manifest.json"]
     assert built == golden
-
-
-# Imports of the compiled readers fail, as where their wheels are not installed.
-WITHOUT = """
-import sys
-class Absent:
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in {absent!r}:
-            raise ImportError(name)
-sys.meta_path.insert(0, Absent())
-from dstc2conv import cli
-from dstc2conv.dstc2 import archive, calls as dstc2
-print(archive._gunzip.__module__, getattr(dstc2.msgspec, "__name__", None))
-sys.argv = ["dstc2conv", "build", "--split", "all", "--quiet", "--raw", {raw!r}, "--out", {out!r}]
-cli.main()
-"""
-
-
-def test_without_the_compiled_readers_the_bytes_are_the_same(tmp_path):
-    raw = _tarball(tmp_path / "dstc2.tar.gz")
-    outs = {}
-    for absent in ((), ("isal",), ("msgspec",), ("isal", "msgspec")):
-        out = str(tmp_path / f"out-{'-'.join(absent)}")
-        code = WITHOUT.format(absent=set(absent), raw=raw, out=out)
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-        assert done.stdout.split()[:2] == ["gzip" if "isal" in absent else "isal.igzip",
-                                           "None" if "msgspec" in absent else "msgspec"]
-        outs[absent] = _built(Path(out))
-    assert outs[()] == outs[("isal",)] == outs[("msgspec",)] == outs[("isal", "msgspec")]
 
 
 CALL = "Mar13_S9A0/voip-sample00001-20260101_100000"

@@ -10,10 +10,7 @@ import tarfile
 import zlib
 from dataclasses import dataclass, replace
 
-try:  # isal's igzip inflates gzip about twice as fast as zlib
-    from isal.igzip import open as _gunzip
-except ImportError:  # the standard library's: the same bytes, slower
-    from gzip import open as _gunzip
+from isal.igzip import open as _gunzip  # inflates gzip about twice as fast as zlib
 
 from ..errors import Dstc2ConvError
 from ..files import read_bytes

@@ -11,17 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-try:  # msgspec decodes only the fields the conversion reads (see _typed_call)
-    import msgspec
-except ImportError:  # each call is read by _strict_call alone: the same Calls, slower
-    msgspec = None
-
-try:  # orjson parses DSTC2's large log.json files about twice as fast as json
-    from orjson import JSONDecodeError
-    from orjson import loads as _loads
-except ImportError:  # pragma: no cover - orjson is a declared dependency
-    from json import JSONDecodeError
-    from json import loads as _loads
+import msgspec  # decodes only the fields the conversion reads (see _typed_call)
+from orjson import JSONDecodeError
+from orjson import loads as _loads  # parses a call that msgspec does not take, saying what is wrong
 
 from ..errors import Dstc2ConvError
 
@@ -112,62 +104,74 @@ def _heard(log_turn, path: str, turn: int) -> str:
 def parse_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str, asr: bool = False) -> Call:
     """Build a Call from the bytes of its log.json and label.json; ``where`` names the files.
     ``asr``: also read each turn's live ASR top hypothesis (``CallTurn.heard``)."""
-    call = _typed_call(session, log_bytes, label_bytes, where, asr) if msgspec is not None else None
-    return call or _strict_call(session, log_bytes, label_bytes, where, asr)
+    return (_typed_call(session, log_bytes, label_bytes, where, asr)
+            or _strict_call(session, log_bytes, label_bytes, where, asr))
 
 
-if msgspec is not None:
-    # Typed decoders for what the conversion reads: the rest of each file (most of it:
-    # the ASR and SLU hypotheses) is skipped, not turned into Python objects.
-    class _Act(msgspec.Struct):
-        act: str
-        slots: list[tuple[str, str]]
+# Typed decoders for what the conversion reads: the rest of each file (most of it:
+# the ASR and SLU hypotheses) is skipped, not turned into Python objects.
+class _Act(msgspec.Struct):
+    act: str
+    slots: list[tuple[str, str]]
 
-    class _Output(msgspec.Struct):
-        transcript: str
-        dialog_acts: list[_Act] = msgspec.field(name="dialog-acts")
 
-    class _LogTurn(msgspec.Struct):
-        output: _Output
+class _Output(msgspec.Struct):
+    transcript: str
+    dialog_acts: list[_Act] = msgspec.field(name="dialog-acts")
 
-    class _Hypothesis(msgspec.Struct):
-        asr_hyp: str = msgspec.field(name="asr-hyp")
 
-    class _Live(msgspec.Struct):
-        asr_hyps: list[_Hypothesis] = msgspec.field(name="asr-hyps")
+class _LogTurn(msgspec.Struct):
+    output: _Output
 
-    class _Input(msgspec.Struct):
-        live: _Live
 
-    class _HeardTurn(_LogTurn):
-        input: _Input
+class _Hypothesis(msgspec.Struct):
+    asr_hyp: str = msgspec.field(name="asr-hyp")
 
-    class _SystemSpecific(msgspec.Struct):
-        dialog_manager: int | None = msgspec.field(name="dialog-manager", default=None)
 
-    class _Log(msgspec.Struct):
-        turns: list[_LogTurn]
-        system_specific: _SystemSpecific | None = msgspec.field(name="system-specific", default=None)
+class _Live(msgspec.Struct):
+    asr_hyps: list[_Hypothesis] = msgspec.field(name="asr-hyps")
 
-    class _HeardLog(_Log):
-        turns: list[_HeardTurn]
 
-    class _Semantics(msgspec.Struct):
-        json: list[_Act]
+class _Input(msgspec.Struct):
+    live: _Live
 
-    class _LabelTurn(msgspec.Struct):
-        transcription: str
-        semantics: _Semantics
-        goal_labels: dict[str, str] = msgspec.field(name="goal-labels", default_factory=dict)
-        method_label: str = msgspec.field(name="method-label", default="none")
-        requested_slots: list[str] = msgspec.field(name="requested-slots", default_factory=list)
 
-    class _Label(msgspec.Struct):
-        turns: list[_LabelTurn]
+class _HeardTurn(_LogTurn):
+    input: _Input
 
-    _DECODE_LOG = msgspec.json.Decoder(_Log).decode
-    _DECODE_HEARD_LOG = msgspec.json.Decoder(_HeardLog).decode
-    _DECODE_LABEL = msgspec.json.Decoder(_Label).decode
+
+class _SystemSpecific(msgspec.Struct):
+    dialog_manager: int | None = msgspec.field(name="dialog-manager", default=None)
+
+
+class _Log(msgspec.Struct):
+    turns: list[_LogTurn]
+    system_specific: _SystemSpecific | None = msgspec.field(name="system-specific", default=None)
+
+
+class _HeardLog(_Log):
+    turns: list[_HeardTurn]
+
+
+class _Semantics(msgspec.Struct):
+    json: list[_Act]
+
+
+class _LabelTurn(msgspec.Struct):
+    transcription: str
+    semantics: _Semantics
+    goal_labels: dict[str, str] = msgspec.field(name="goal-labels", default_factory=dict)
+    method_label: str = msgspec.field(name="method-label", default="none")
+    requested_slots: list[str] = msgspec.field(name="requested-slots", default_factory=list)
+
+
+class _Label(msgspec.Struct):
+    turns: list[_LabelTurn]
+
+
+_DECODE_LOG = msgspec.json.Decoder(_Log).decode
+_DECODE_HEARD_LOG = msgspec.json.Decoder(_HeardLog).decode
+_DECODE_LABEL = msgspec.json.Decoder(_Label).decode
 
 
 def _typed_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str, asr: bool) -> Call | None:
