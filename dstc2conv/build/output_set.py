@@ -18,6 +18,7 @@ import stat
 
 from ..errors import Dstc2ConvError
 from ..files import parse_json, read_bytes, read_text, refuse_inputs
+from .manifest import MANIFEST
 
 try:  # POSIX: lock the output folder while a build uses it
     import fcntl
@@ -26,7 +27,6 @@ except ImportError:  # pragma: no cover - Windows: no lock
 
 BUILD_PREFIX = ".dstc2conv-build-"
 COMMIT = "COMMIT"
-MANIFEST = "manifest.json"
 
 
 def _error(exc: OSError, path: str, doing: str) -> Dstc2ConvError:
