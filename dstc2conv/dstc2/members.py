@@ -65,9 +65,13 @@ class MemberCheck:
             raise Dstc2ConvError(f"{name} is {size / MB:.0f} MB, more than the {MAX_MEMBER // MB} MB a DSTC2 "
                                  f"file may be ({LARGEST})", self.path)
 
-    def link(self, name: str, target: str) -> None:
-        raise Dstc2ConvError(f"{name} is a link (to {target[:80]}), not a file: a DSTC2 tarball holds its "
-                             "files themselves", self.path)
+    def not_a_file(self, member) -> None:
+        """A used member (a ``tarfile.TarInfo``) that is not a regular file: a link, a device."""
+        if member.islnk() or member.issym():
+            raise Dstc2ConvError(f"{member.name} is a {'hard' if member.islnk() else 'symbolic'} link (to "
+                                 f"{member.linkname[:80]}), not a file: a DSTC2 tarball holds its files "
+                                 "themselves", self.path)
+        raise Dstc2ConvError(f"{member.name} is not a regular file", self.path)
 
     def once(self, what, name: str, shown: str) -> None:
         """``what`` (a key: the same for two members that stand for the same file) must
