@@ -298,3 +298,154 @@ def test_a_report_set_is_written_whole_or_not_at_all(rule_files, capsys, monkeyp
     assert "No space left on device" in _one_error(
         capsys, ["rules", "report", "--rules", rules, "--data", data, "--format", "csv", "--out", str(out)])
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+# ---------------------------------------------------------------- 2. corrupt DSTC2 input is refused
+
+SESSION = "Mar13_S9A0/voip-sample00001-20260101_100000"
+
+
+def _tarball(path, extra=(), skip=(), fmt=None) -> str:
+    """The shipped sample as a gzipped tarball; ``extra``: (name, bytes) added after it,
+    ``skip``: member names left out."""
+    import tarfile
+
+    mode = "w:gz" if str(path).endswith(".gz") else "w:xz" if str(path).endswith(".xz") else "w"
+    with tarfile.open(path, mode, format=fmt or tarfile.PAX_FORMAT) as tar:
+        for root, folders, files in sorted(os.walk(SAMPLE)):
+            folders.sort()
+            for name in sorted(files):
+                full = os.path.join(root, name)
+                arcname = os.path.relpath(full, SAMPLE)
+                if arcname.startswith(("data", "scripts")) and arcname not in skip:
+                    tar.add(full, arcname)
+        for name, data in extra:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return str(path)
+
+
+def _build_refused(capsys, tmp_path, raw, message, *extra) -> str:
+    out = tmp_path / "out"
+    error = _one_error(capsys, ["build", "--split", "all", "--raw", str(raw), "--out", str(out), "--quiet",
+                                *extra])
+    assert message in error, error
+    assert not out.exists()
+    return error
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda data: data[:-8] + bytes([data[-8] ^ 1]) + data[-7:], "CRC check failed"),   # the CRC trailer
+    (lambda data: data[:-4], "ended before the end-of-stream marker"),                   # the length cut off
+    (lambda data: data[:len(data) // 2] + bytes([data[len(data) // 2] ^ 0xFF]) + data[len(data) // 2 + 1:],
+     "cannot read the tarball"),                                                          # the deflate stream
+])
+def test_a_damaged_gzip_stream_is_refused(tmp_path, capsys, damage, message):
+    good = _tarball(tmp_path / "good.tar.gz")
+    bad = tmp_path / "bad.tar.gz"
+    bad.write_bytes(damage(open(good, "rb").read()))
+    for jobs in ("1", "2"):
+        _build_refused(capsys, tmp_path, bad, message, "--jobs", jobs)
+
+
+def test_a_damaged_xz_stream_is_one_line(tmp_path, capsys):
+    good = _tarball(tmp_path / "good.tar.xz")
+    data = bytearray(open(good, "rb").read())
+    data[len(data) // 2] ^= 0xFF
+    bad = tmp_path / "bad.tar.xz"
+    bad.write_bytes(bytes(data))
+    _build_refused(capsys, tmp_path, bad, "cannot read the tarball")
+
+
+@pytest.mark.parametrize("extra, message", [
+    ((("elsewhere/scripts/config/dstc2_test.flist", b"Mar13_S9A0/voip-sample00001-20260101_100000\n"),),
+     "dstc2_test.flist twice: scripts/config/dstc2_test.flist and elsewhere/scripts/config/dstc2_test.flist"),
+    (((f"data/{SESSION}/log.json", b"{}"),), f"call {SESSION}'s log.json twice"),
+    (((f"copy/data/{SESSION}/label.json", b"{}"),), f"call {SESSION}'s label.json twice"),
+])
+def test_a_file_twice_in_one_tarball_is_refused(tmp_path, capsys, extra, message):
+    _build_refused(capsys, tmp_path, _tarball(tmp_path / "dup.tar.gz", extra), message)
+
+
+def test_a_link_to_a_call_file_is_named(tmp_path, capsys):
+    import tarfile
+
+    raw = _tarball(tmp_path / "link.tar", skip=(f"data/{SESSION}/label.json",))
+    with tarfile.open(raw, "a") as tar:
+        info = tarfile.TarInfo(f"data/{SESSION}/label.json")
+        info.type, info.linkname = tarfile.LNKTYPE, f"data/{SESSION}/log.json"
+        tar.addfile(info)
+    _build_refused(capsys, tmp_path, raw, f"data/{SESSION}/label.json is a hard link")
+
+
+def _sample_copy(tmp_path, edit, which="label.json"):
+    """The sample as a folder, one call's ``which`` changed by ``edit`` (a function of its JSON)."""
+    import shutil
+
+    raw = tmp_path / "raw"
+    shutil.copytree(SAMPLE, raw, ignore=shutil.ignore_patterns("__init__.py", "__pycache__"))
+    path = raw / "data" / SESSION / which
+    data = json.loads(path.read_text())
+    edit(data)
+    path.write_text(json.dumps(data))
+    return raw, path
+
+
+def _set(keys, value):
+    def edit(data):
+        for key in keys[:-1]:
+            data = data[key]
+        data[keys[-1]] = value
+    return edit
+
+
+@pytest.mark.parametrize("which, keys, value, message", [
+    ("label.json", ["turns"], 5, "label.json: no 'turns' list"),
+    ("log.json", ["turns"], None, "log.json: no 'turns' list"),
+    ("label.json", ["turns", 0, "requested-slots"], 5, "turn 0: goal-labels, method-label or requested-slots"),
+    ("label.json", ["turns", 1, "goal-labels", "food"], {"x": 1}, "turn 1: goal-labels, method-label"),
+    ("log.json", ["turns", 0, "output", "transcript"], None, "log.json: turn 0: output.transcript is None"),
+    ("log.json", ["turns", 1, "output", "dialog-acts"], [{"act": "offer", "slots": [["name", {"x": 1}]]}],
+     "turn 1: malformed dialog act"),
+])
+def test_json_of_the_wrong_type_in_a_call_is_said_on_its_file(tmp_path, capsys, which, keys, value, message):
+    raw, path = _sample_copy(tmp_path, _set(keys, value), which)
+    for jobs in ("1", "2"):
+        assert f"{SESSION}/{which}: " in _build_refused(capsys, tmp_path, raw, message, "--jobs", jobs)
+
+
+def test_a_session_name_that_is_not_utf8_is_refused_whatever_the_jobs(tmp_path, capsys):
+    raw, path = _sample_copy(tmp_path, lambda data: None)
+    os.rename(path.parent, os.path.join(os.fsencode(path.parent.parent), b"voip-\xff"))
+    for jobs in ("1", "2"):
+        _build_refused(capsys, tmp_path, raw, "a session folder's name that is not UTF-8", "--jobs", jobs)
+
+
+def test_an_empty_test_tarball_is_said_to_be_read(tmp_path, capsys):
+    import tarfile
+
+    raw = tmp_path / "dstc2_test.tar.gz"
+    with tarfile.open(raw, "w:gz") as tar:
+        info = tarfile.TarInfo("README")
+        tar.addfile(info, io.BytesIO(b""))
+    assert _one_error(capsys, ["build", "--split", "test", "--raw", str(raw), "--out", str(tmp_path / "o")]) == (
+        "dstc2conv: error: no dstc2_test.flist in the inputs: --split test needs dstc2_test.tar.gz "
+        f"(read, but it holds no DSTC2 flist or call: {raw})")
+
+
+def test_members_are_bounded_in_memory(tmp_path):
+    zeros = b"\0" * (64 << 20)
+    big = [(f"data/{SESSION.replace('00001', '00009')}/log.json", zeros[:40 << 20])]
+    raw = _tarball(tmp_path / "big.tar.gz", big)
+    _refused(_limited(["build", "--split", "all", "--raw", raw, "--out", str(tmp_path / "o"), "--quiet"]),
+             "is 40 MB, more than the 16 MB a DSTC2 file may be")
+    waiting = [(f"data/Mar13_S9A0/voip-w{i}/log.json", zeros[:15 << 20]) for i in range(5)]
+    raw = _tarball(tmp_path / "waiting.tar.gz", waiting)
+    _refused(_limited(["build", "--split", "all", "--raw", raw, "--out", str(tmp_path / "o"), "--quiet"]),
+             "more than 64 MB of call files wait for their other half")
+    unused = _tarball(tmp_path / "unused.tar.gz", [("data/big.bin", zeros)] * 3)   # 192 MB, never held
+    result = _limited(["build", "--split", "all", "--raw", unused, "--out", str(tmp_path / "o"), "--quiet"])
+    assert result.returncode == 0, result.stderr   # (read past a megabyte at a time)
+    _refused(_limited(["build", "--split", "all", "--raw", "/dev/zero", "--out", str(tmp_path / "o")], timeout=30),
+             "/dev/zero: a character device, not a DSTC2 tarball or folder")

@@ -109,16 +109,14 @@ def _read_members(path: str, members, wanted, part: tuple[int, int], ontology_on
             continue
         session, kind = found
         check.once(found, name, f"call {session}'s {kind}")
+        check.wait(session, len(data))
         if wanted is not None and session not in wanted or not _mine(session, part):
             continue
         parts = pending.setdefault(session, {})
         parts[kind] = data
         if len(parts) == 2:
             del pending[session]
-            check.pending -= len(parts["log.json"]) + len(parts["label.json"]) - len(data)
             calls[session] = parse_call(session, parts["log.json"], parts["label.json"], path, asr)
-        else:
-            check.hold(len(data))
     for session, parts in sorted(pending.items()):
         missing = "log.json" if "log.json" not in parts else "label.json"
         raise Dstc2ConvError(f"call {session} has no {missing}", path)
@@ -271,8 +269,10 @@ def _read_folder(path: str, wanted, part: tuple[int, int] = (0, 1), asr: bool = 
             elif name == ONTOLOGY:
                 ontology, ontology_path = decode_json(read_bytes(full, "a DSTC2 ontology", MAX_MEMBER), full), full
     calls = {}
+    check = MemberCheck(path)
     if wanted is None or wanted:
         for session in _folder_sessions(data):
+            check.name(session, "a session folder's name")   # (before _mine: --jobs changes nothing)
             if wanted is not None and session not in wanted or not _mine(session, part):
                 continue
             folder = os.path.join(data, session)

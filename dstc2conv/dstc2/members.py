@@ -50,15 +50,16 @@ class MemberCheck:
     def __init__(self, path: str):
         self.path = path
         self._seen: dict = {}      # what a member is (a session's file, a flist) -> its name
-        self.pending = 0           # bytes held, waiting for their call's other file
+        self._waiting: dict = {}   # session -> bytes of its file read so far, the other awaited
+        self.pending = 0           # their sum
 
-    def name(self, name: str) -> None:
+    def name(self, name: str, what: str = "a member name") -> None:
         """A used member's name must be UTF-8 (the sessions are named by it)."""
         try:
             name.encode("utf-8")
         except UnicodeEncodeError:
             shown = name.encode("utf-8", "surrogateescape")[:80]
-            raise Dstc2ConvError(f"a member name that is not UTF-8: {shown!r}", self.path) from None
+            raise Dstc2ConvError(f"{what} that is not UTF-8: {shown!r}", self.path) from None
 
     def size(self, name: str, size: int) -> None:
         if size > MAX_MEMBER:
@@ -80,8 +81,14 @@ class MemberCheck:
             raise Dstc2ConvError(f"{shown} twice: {self._seen[what]} and {name}", self.path)
         self._seen[what] = name
 
-    def hold(self, size: int) -> None:
-        """``size`` more bytes wait for their call's other file."""
+    def wait(self, session: str, size: int) -> None:
+        """A file of ``session``, of ``size`` bytes, is read: it waits for the call's other
+        file, or ends the wait. (Counted for every call, whichever process holds it, so
+        that --jobs changes nothing.)"""
+        if session in self._waiting:
+            self.pending -= self._waiting.pop(session)
+            return
+        self._waiting[session] = size
         self.pending += size
         if self.pending > MAX_PENDING:
             raise Dstc2ConvError(f"more than {MAX_PENDING // MB} MB of call files wait for their other half "
