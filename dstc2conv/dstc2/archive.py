@@ -68,12 +68,23 @@ def _read_tarball(path: str, wanted, part: tuple[int, int] = (0, 1), ontology_on
                   asr: bool = False) -> Source:
     check_tarball(path)
     used = _config_member if ontology_only else _used_member
+    members = _plain_members(path, used)
     try:
-        return _read_members(path, _plain_members(path, used), wanted, part, ontology_only, asr)
+        return _read_members(path, members, wanted, part, ontology_only, asr)
     except _NotPlain:
         pass   # read it again with tarfile, which reads every kind of tarball or says what is wrong
+    except Dstc2ConvError:
+        if _stream_error(members) is None:
+            raise
+    members = _tarfile_members(path, used)
     try:
-        return _read_members(path, _tarfile_members(path, used), wanted, part, ontology_only, asr)
+        try:
+            return _read_members(path, members, wanted, part, ontology_only, asr)
+        except Dstc2ConvError:
+            damage = _stream_error(members)
+            if damage is None:
+                raise
+            raise damage from None
     except FileNotFoundError:
         raise Dstc2ConvError("no such file", path) from None
     except tarfile.ReadError as exc:
@@ -84,6 +95,19 @@ def _read_tarball(path: str, wanted, part: tuple[int, int] = (0, 1), ontology_on
         raise Dstc2ConvError(f"cannot read the tarball (truncated or not a tarball?): {reason}", path) from None
     except (tarfile.TarError, EOFError, OSError, ValueError, zlib.error, lzma.LZMAError) as exc:
         raise Dstc2ConvError(f"cannot read the tarball (truncated or corrupt?): {exc}", path) from None
+
+
+def _stream_error(members) -> Exception | None:
+    """After a call or flist is found wrong: the error of the rest of the tarball's stream,
+    if it is damaged (the likelier cause, as the CRC is only checked at its end); else None."""
+    try:
+        for _ in members:
+            pass
+    except Dstc2ConvError:
+        return None
+    except Exception as exc:
+        return exc
+    return None
 
 
 def _read_members(path: str, members, wanted, part: tuple[int, int], ontology_only: bool, asr: bool) -> Source:
