@@ -20,7 +20,7 @@ import sys
 from .errors import Dstc2ConvError
 from .limits import MAX_FILE, MB
 
-_read: dict | None = None    # inside guarded(): (device, inode) -> the paths it was read by
+_read: dict | None = None    # inside guarded(): (device, inode) -> {absolute path: path as given} it was read by
 
 
 @contextlib.contextmanager
@@ -74,7 +74,7 @@ def read_bytes(path: str, what: str = "a file", limit: int = MAX_FILE, is_input:
     if len(data) > limit:
         raise Dstc2ConvError(_too_big(limit), path)
     if is_input and _read is not None and stat.S_ISREG(info.st_mode):
-        _read.setdefault((info.st_dev, info.st_ino), set()).add(os.path.abspath(path))
+        _read.setdefault((info.st_dev, info.st_ino), {}).setdefault(os.path.abspath(path), path)
     return data
 
 
@@ -149,11 +149,12 @@ def refuse_inputs(path: str, inputs: tuple = (), updates: bool = False) -> None:
     for given in inputs:
         if given and _identity(os.fspath(given)) == identity:
             raise Dstc2ConvError(f"cannot write: it is the input {given}, which would be overwritten", path)
-    others = set(_read.get(identity, ())) if _read else set()
+    others = dict(_read.get(identity, {})) if _read else {}
     if updates:
-        others.discard(os.path.abspath(path))
+        others.pop(os.path.abspath(path), None)
     if others:
-        raise Dstc2ConvError(f"cannot write: it is the input {min(others)}, which would be overwritten", path)
+        raise Dstc2ConvError(f"cannot write: it is the input {others[min(others)]}, which would be overwritten",
+                             path)
 
 
 def write_text_atomic(path: str, text: str, updates: bool = False) -> None:
