@@ -454,3 +454,8 @@ def test_members_are_bounded_in_memory(tmp_path):
     assert result.returncode == 0, result.stderr   # (read past a megabyte at a time)
     _refused(_limited(["build", "--split", "all", "--raw", "/dev/zero", "--out", str(tmp_path / "o")], timeout=30),
              "/dev/zero: a character device, not a DSTC2 tarball or folder")
+    zeros = tmp_path / "zeros.tar.xz"     # a file of zeros is not read to its end as xz padding
+    with open(zeros, "wb") as fh:
+        fh.truncate(4 << 30)
+    _refused(_limited(["build", "--split", "all", "--raw", str(zeros), "--out", str(tmp_path / "o")], timeout=30),
+             "not a tarball (neither gzip, bzip2, xz nor plain tar)")
