@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from ..errors import Dstc2ConvError
 from ..evaluate.responses import Score, outcomes, score
-from ..files import read_text
+from ..task6.candidates import distinct, read_candidates
 from ..task6.turns import BotTurn
 
 INPUTS = ("last", "conversation")
@@ -35,33 +35,9 @@ def words(text: str) -> list[str]:
 
 # ---------------------------------------------------------------- candidates
 
-def read_candidates(path: str) -> tuple[str, ...]:
-    """The responses of a candidates file (``1 <utterance>`` a line), distinct (compared
-    stripped; the first kept) and in file order."""
-    lines = read_text(path, "a candidates file").split("\n")
-    texts = []
-    for lineno, line in enumerate(lines, 1):
-        line = line.rstrip("\r")
-        if not line:
-            continue
-        if not line.startswith("1 ") or not line[2:].strip():
-            raise Dstc2ConvError(f"expected '1 <utterance>', found {line[:60]!r}", path, lineno)
-        texts.append(line[2:])
-    if not texts:
-        raise Dstc2ConvError("no candidates (the file is empty or only empty lines)", path)
-    return _distinct(texts)
-
-
 def train_candidates(train: list[BotTurn]) -> tuple[str, ...]:
     """The distinct bot utterances of a training file, in order of first occurrence."""
-    return _distinct(t.gold for t in train)
-
-
-def _distinct(texts) -> tuple[str, ...]:
-    seen: dict[str, str] = {}
-    for text in texts:
-        seen.setdefault(text.strip(), text)
-    return tuple(seen.values())
+    return distinct(t.gold for t in train)
 
 
 # ---------------------------------------------------------------- inputs
