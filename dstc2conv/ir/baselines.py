@@ -103,6 +103,14 @@ class TfIdf:
     def best(self, text: list[str]) -> str:
         return self.candidates[_first_best(self.scores(text))]
 
+    def ranked(self, text: list[str], k: int) -> tuple[str, ...]:
+        """The ``k`` best candidates, best first: ``best`` first, then by score, ties in
+        candidate order."""
+        scores = self.scores(text)
+        first = _first_best(scores)
+        rest = sorted((i for i in range(len(scores)) if i != first), key=lambda i: (-scores[i], i))
+        return tuple(self.candidates[i] for i in [first, *rest[:k - 1]])
+
 
 def _counts(text: list[str]) -> dict[str, int]:
     bag: dict[str, int] = {}
@@ -123,6 +131,18 @@ def tfidf_predict(index: TfIdf, turns: list[BotTurn], variant: str) -> list[str]
         key = tuple(sorted(text))
         if key not in cache:
             cache[key] = index.best(text)
+        out.append(cache[key])
+    return out
+
+
+def tfidf_rank(index: TfIdf, turns: list[BotTurn], variant: str, k: int) -> list[tuple[str, ...]]:
+    """The ``k`` best candidates of every turn, best first (the first is ``tfidf_predict``'s)."""
+    cache: dict[tuple[str, ...], tuple[str, ...]] = {}
+    out = []
+    for text in inputs(turns, variant):
+        key = tuple(sorted(text))
+        if key not in cache:
+            cache[key] = index.ranked(text, k)
         out.append(cache[key])
     return out
 
@@ -178,10 +198,29 @@ class NearestNeighbor:
             found = self._cache[types] = self.responses[shared.index(max(shared))]
         return found
 
+    def ranked(self, user: str, k: int) -> tuple[str, ...]:
+        shared = [0] * len(self.responses)
+        for w in frozenset(words(user)):
+            for i in self.postings.get(w, ()):
+                shared[i] += 1
+        out: dict[str, str] = {}
+        for i in sorted(range(len(shared)), key=lambda i: (-shared[i], i)):
+            out.setdefault(self.responses[i].strip(), self.responses[i])
+            if len(out) == k:
+                break
+        return tuple(out.values())
+
 
 def nn_predict(index: NearestNeighbor, turns: list[BotTurn]) -> list[str]:
     return [index.best(t.user) for t in turns]
 
 
+def nn_rank(index: NearestNeighbor, turns: list[BotTurn], k: int) -> list[tuple[str, ...]]:
+    """The ``k`` best distinct bot utterances of every turn, best first: the training
+    pairs by shared word types, ties to the pair first in the training file (the first
+    is ``nn_predict``'s)."""
+    return [index.ranked(t.user, k) for t in turns]
+
+
 __all__ = ["INPUTS", "words", "read_candidates", "train_candidates", "inputs", "TfIdf", "tfidf_predict",
-           "Choice", "choose_input", "evaluate", "NearestNeighbor", "nn_predict"]
+           "Choice", "choose_input", "evaluate", "NearestNeighbor", "nn_predict", "tfidf_rank", "nn_rank"]
