@@ -12,7 +12,8 @@ sample: ``sample(range(N), K)`` candidate positions (the gold's dropped if drawn
 the last), then a shuffle of the K.
 
 A result file is ``[{"dialog_id", "lst_candidate_id": [{"candidate_id", "rank"}]}]``,
-rank 1 the best; P@k (the DSTC6 scorer's) is the share of samples whose answer is
+rank 1 the best. The samples file is a JSON array, one sample a line.
+P@k (the DSTC6 scorer's) is the share of samples whose answer is
 ranked k or better.
 """
 from __future__ import annotations
