@@ -242,58 +242,59 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
            "(strip: stripped of surrounding whitespace; lower: also lowercased; template: both delexicalised, "
            "every entity token replaced by its slot). Per dialog: the share of dialogs whose every bot turn "
            "is right.",
-           "Bordes & Weston 2017 (Table 2), MemN2N, QRN, HCN (template), DeepPavlov (lower), Mem2Seq, ParlAI",
+           "Bordes & Weston 2017 (Table 2, both); MemN2N, QRN and HCN papers; DeepPavlov (lower); "
+           "HCN re-implementations (template); Mem2Seq (per response)",
            _accuracy_turns, _accuracy, "per_response",
            columns=lambda ok: {"correct": ok}),
     Metric("bleu", "text",
            "Corpus BLEU-4 as `multi-bleu.perl -lc`: lowercased whitespace tokens, one reference per turn, "
            "clipped n-gram matches and n-gram counts summed over the corpus, geometric mean of the four "
            "precisions, brevity penalty exp(1 - r/c) when c < r; 0 when any precision is 0. On 0..100.",
-           "Mem2Seq, copy-seq2seq (Eric & Manning 2017), GLMP, BossNet, DF-Net",
+           "copy-seq2seq (Eric & Manning 2017), Mem2Seq (Madotto et al. 2018), GLMP, BossNet and their successors",
            _bleu_turns, _bleu_total, "bleu", options="lc,tok=space,order=4,nrefs=1",
            columns=_bleu_columns, percent=False),
     Metric("entity_f1_mem2seq", "text",
            _ENTITY + "For each response whose gold holds an entity: TP = the gold's distinct entities found "
            "in the prediction, FN = those not found, FP = the prediction's distinct entity tokens not in the "
            "gold; F1 of that response (0 when TP = 0); the mean over those responses.",
-           "Mem2Seq (later version), GLMP, DF-Net",
+           "Mem2Seq (its later code), GLMP and successors",
            _entity_turns, _mem2seq, "f1", columns=_entity_columns, kb=True),
     Metric("entity_micro", "text",
            _ENTITY + "Precision, recall and F1 of TP, FP and FN (as for entity_f1_mem2seq) summed over every "
            "turn, turns whose gold holds no entity included.",
-           "micro-averaged entity F1 in later work (e.g. GLMP's re-implementations)",
+           "micro-averaged entity F1 of later re-implementations",
            _entity_turns, _micro, "f1", columns=_entity_columns, kb=True),
     Metric("entity_recall", "text",
            _ENTITY + "TP / (TP + FN), summed over every turn.",
-           "BossNet ('micro F1'), Mem2Seq (first version)",
+           "BossNet (Raghu et al. 2019: its 'micro F1'); Mem2Seq's first code (recall-shaped)",
            _entity_turns, _recall, "recall", columns=_entity_columns, kb=True),
     Metric("api_call", "text",
            "Over the turns whose gold is `api_call <cuisine> <location> <price>`: the share predicted exactly "
            "(stripped), and per slot the share whose prediction is an api_call of four words with that "
            "slot's word right.",
-           "dialog-state work on DSTC2 (joint goal accuracy in spirit); Bordes & Weston 2017 discuss api_call errors",
+           "dialog-state work on DSTC2 (the api_call is the tracked goal)",
            _api_turns, _api_total, "accuracy", columns=_api_columns),
     Metric("task_success", "text",
            "Per dialog: every api_call turn predicted exactly, and every turn whose gold offers a restaurant "
            "or gives its phone, address or post code names the same restaurant and the same kind of "
            "information (offer, R_phone, R_address, R_post_code), whatever the other words. The share of "
            "the dialogs with at least one such turn.",
-           "task success / dialog success in goal-oriented dialog work (defined here, see the docs)",
+           "goal-oriented dialog work in general; this definition is dstc2conv's",
            _success_turns, _success_total, "success",
            columns=lambda ok: {"task_turn_right": ok}, kb=True),
     *(Metric(f"hits@{k}", "ranking",
              f"The share of bot turns whose gold is among the first {k} ranked candidates (compared stripped; "
              "a gold absent from the ranking is a miss).",
-             "ParlAI (hits@k), MemN2N / supervised embeddings (hits@1 = per-response accuracy)",
+             "ParlAI (hits@1, hits@10); hits@1 is the ranking papers' per-response accuracy",
              _rank_turns, _hits(k), "hits", columns=_rank_columns) for k in (1, 2, 5, 10)),
     Metric("mrr", "ranking",
            "The mean over bot turns of 1 / the gold's rank (0 when the gold is not ranked).",
-           "ParlAI, DSTC7 track 1",
+           "ParlAI; DSTC7 track 1",
            _rank_turns, _mrr, "mrr", columns=_rank_columns, percent=False),
     *(Metric(f"p@{k}", "dstc6",
              f"DSTC6 track 1: the share of samples whose answer the result ranks within the top {k} of the "
              "sample's candidates.",
-             "DSTC6 end-to-end goal-oriented track (Perez, Boureau & Bordes 2017)",
+             "DSTC6 track 1, end-to-end goal-oriented dialog (its scorer)",
              _rank_turns, _precision_at(k), "precision", columns=_rank_columns) for k in (1, 2, 5)),
 )}
 NAMES = tuple(METRICS)
@@ -305,10 +306,12 @@ def allowed(kind: str, has_kb: bool) -> tuple[str, ...]:
     return tuple(m.name for m in METRICS.values() if m.needs in INPUTS[kind] and (has_kb or not m.kb))
 
 
-def choose(names: str | None, kind: str, has_kb: bool) -> tuple[str, ...]:
-    """The metrics ``--metrics`` names (comma-separated), or every one the input allows."""
+def choose(names: str | None, kinds: str | Sequence[str], has_kb: bool) -> tuple[str, ...]:
+    """The metrics ``--metrics`` names (comma-separated), or every one the inputs allow
+    (``kinds``: the kind of each system's input; a metric one of them allows is kept)."""
+    kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
     if names is None:
-        return allowed(kind, has_kb)
+        return tuple(n for n in NAMES if any(n in allowed(k, has_kb) for k in kinds))
     out = []
     for name in (n.strip() for n in names.split(",")):
         metric = METRICS.get(name)
@@ -316,13 +319,19 @@ def choose(names: str | None, kind: str, has_kb: bool) -> tuple[str, ...]:
             close = difflib.get_close_matches(name, NAMES, n=3, cutoff=0.5)
             hint = f" (did you mean {', '.join(close)}?)" if close else f" (known: {', '.join(NAMES)})"
             raise Dstc2ConvError(f"--metrics: no metric {name!r}{hint}")
-        if metric.needs not in INPUTS[kind]:
-            raise Dstc2ConvError(f"--metrics: {name} needs {metric.needs} input, these predictions are {kind}")
+        if not any(metric.needs in INPUTS[k] for k in kinds):
+            raise Dstc2ConvError(f"--metrics: {name} needs {metric.needs} input, these predictions are "
+                                 f"{' and '.join(sorted(set(kinds)))}")
         if metric.kb and not has_kb:
             raise Dstc2ConvError(f"--metrics: {name} needs the KB: give --kb FILE")
         if name not in out:
             out.append(name)
     return tuple(out)
+
+
+def applicable(names: Sequence[str], kind: str) -> tuple[str, ...]:
+    """Those of ``names`` an input of this kind allows."""
+    return tuple(n for n in names if METRICS[n].needs in INPUTS[kind])
 
 
 @dataclass(frozen=True)

@@ -109,10 +109,10 @@ def _cmd_score(args) -> int:
     if several and args.flips is not None:
         raise Dstc2ConvError("--flips is for --compare PREDS2")
     if args.turns is not None:
-        if os.path.splitext(args.turns)[1].lower() not in (".jsonl", ".csv"):
-            raise Dstc2ConvError("--turns: give a file ending .jsonl (JSON lines) or .csv", args.turns)
         check_writable(args.turns, (args.ref, args.kb, args.manifest, args.dstc6, args.candidates,
                                     *(p for _, p in given)))
+        if os.path.splitext(args.turns)[1].lower() not in (".jsonl", ".csv"):
+            raise Dstc2ConvError("--turns: give a file ending .jsonl (JSON lines) or .csv", args.turns)
     dialogs = read_dialogs(args.ref)
     turns = turns_of(dialogs)
     if not turns:
@@ -123,18 +123,16 @@ def _cmd_score(args) -> int:
     systems = [_load(path, name, args, turns) for name, path in given]
     sessions = read_sessions(args.ref, len(dialogs), args.manifest)
     kb = _kb(args, sessions)
-    kinds = {s.kind for s in systems}
-    kind = kinds.pop() if len(kinds) == 1 else "text"
-    names = m.choose(args.metrics, kind, kb is not None)
-    scored = [m.compute(m.Inputs(tuple(turns), s.predictions, s.kind, s.ranks, args.match, kb), names)
-              for s in systems]
+    names = m.choose(args.metrics, [s.kind for s in systems], kb is not None)
+    scored = [m.compute(m.Inputs(tuple(turns), s.predictions, s.kind, s.ranks, args.match, kb),
+                        m.applicable(names, s.kind)) for s in systems]
     data_sha = sha256_file(args.ref)
     sig = m.signature(data_sha, [], scored[0].inputs, names)
     if args.turns is not None:
         _write_turns(args.turns, systems, scored, sessions, several)
     if several:
         from .published import published
-        _print_table(args, systems, scored, sig, published(data_sha), sessions)
+        _print_table(args, systems, scored, names, sig, published(data_sha), sessions)
         return 0
     _print_one(args, systems, scored, sig, sessions)
     return 0
@@ -291,17 +289,18 @@ def _cell(metric: str, value):
     return Plain(value) if metric == "bleu" else Fixed(value)
 
 
-def _print_table(args, systems, scored, sig, known, sessions) -> None:
+def _print_table(args, systems, scored, names, sig, known, sessions) -> None:
     from . import responses as r
     from .published import REPORTED, SOURCE
     from .tables import Signed, Table, as_text
 
     turns = scored[0].inputs.turns
-    columns = _columns(scored[0].names)
+    columns = _columns(names)
     first = scored[0].outcomes
     rows, comparisons = [], {}
     for system, s in zip(systems, scored):
-        row = [system.name] + [_cell(metric, s.figures[metric][key]) for _, metric, key in columns]
+        row = [system.name] + [_cell(metric, s.figures[metric][key]) if metric in s.figures else None
+                               for _, metric, key in columns]
         if len(systems) > 1:
             if s is scored[0]:
                 row += [None, None]
