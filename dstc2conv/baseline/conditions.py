@@ -24,10 +24,9 @@ from typing import Any, Callable
 import regex
 
 from ..task6.format import SILENCE
+from ..task6.vocabulary import DONTCARE, RULE_SLOTS
 from .problems import Problem, RuleFileError, show
 
-SLOTS = ("food", "area", "price")
-DONTCARE = "dontcare"
 EMPTY = (None, DONTCARE)            # a slot without a value to search with
 FIELD_RE = std_re.compile(r"\{([a-z_]+)\}")
 FLAG_RE = std_re.compile(r"[A-Za-z0-9_-]+")
@@ -207,8 +206,8 @@ def _choice(item: str, compile_item):
 
 
 def _slot(name, value, patterns):
-    if value not in SLOTS:
-        raise Invalid(f"condition {name!r}: unknown slot {value!r} (slots: food, area, price)")
+    if value not in RULE_SLOTS:
+        raise Invalid(f"condition {name!r}: unknown slot {value!r} (slots: {', '.join(RULE_SLOTS)})")
     return value
 
 
@@ -239,7 +238,7 @@ BOOL = _plain("true or false", lambda v: isinstance(v, bool))
 INT = _plain("an integer", lambda v: isinstance(v, int) and not isinstance(v, bool))
 REGEX = ValueKind("a regular expression", _regex)
 WORDS = ValueKind("words or phrases", _words, "word")
-SLOT_CHOICE = ValueKind("slots (food, area, price)", _choice("slot", _slot), "slot")
+SLOT_CHOICE = ValueKind(f"slots ({', '.join(RULE_SLOTS)})", _choice("slot", _slot), "slot")
 PATTERN_CHOICE = ValueKind("pattern names", _choice("pattern name", _pattern), "pattern name")
 FLAG_CHOICE = ValueKind("flags", _choice("flag", _flag), "flag")
 
@@ -500,7 +499,7 @@ MIGRATIONS = {old.name: old for old in (
     Old("user_not_regex", "user_regex", negated=True),
     Old("user_words", "user_words", "any"),
     Old("user_mentions", "user_mentions", "any"),
-    Old("user_mentions_none", "user_mentions", "any", negated=True, value=SLOTS),
+    Old("user_mentions_none", "user_mentions", "any", negated=True, value=RULE_SLOTS),
     Old("marked", "marked", "all"),
     Old("not_marked", "marked", "any", negated=True),
     Old("filled", "filled", "all"),

@@ -24,6 +24,7 @@ from ..convert.kb import read_kb
 from ..errors import Dstc2ConvError
 from ..task6.format import SILENCE, read_dialogs
 from ..task6.stats import rating_consistency
+from ..task6.vocabulary import SLOTS
 from .fidelity import (
     CALL_MISSING,
     DIALOG_MISSING,
@@ -54,7 +55,6 @@ from .sessions import read_sessions
 from .views import View, normal_block, view
 
 SAME_CALL_RATIO = 0.5
-SLOT_NAMES = ("cuisine", "location", "price")
 
 
 def _slot_diffs(ours: str, ref: str) -> tuple[list[str], bool]:
@@ -66,7 +66,7 @@ def _slot_diffs(ours: str, ref: str) -> tuple[list[str], bool]:
     for i, (x, y) in enumerate(zip(a, b)):
         if x == y:
             continue
-        slot = SLOT_NAMES[i] if i < len(SLOT_NAMES) else f"slot {i + 1}"
+        slot = SLOTS[i].word if i < len(SLOTS) else f"slot {i + 1}"
         if x.startswith("R_") and not y.startswith("R_"):
             notes.append(f"{slot} dropped in ours (ref {y})")
             dropped = True
