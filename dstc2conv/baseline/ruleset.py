@@ -396,7 +396,7 @@ def _when(node: Any, patterns: dict, rule_id: str | None, bad: _Collect, depth: 
     of its own."""
     nodes, ok = [], True
     moved = {key: migration(key, value) for key, value in node.items() if isinstance(key, str)}
-    negations = sum(1 for key, message in moved.items() if key == "not" or message and "write not:" in message)
+    negations = sum(1 for key, found in moved.items() if key == "not" or found and found.negated)
     for key, value in node.items():
         at = node.key_lines[key]
         if key in COMBINATORS:
@@ -406,8 +406,8 @@ def _when(node: Any, patterns: dict, rule_id: str | None, bad: _Collect, depth: 
             continue
         if moved.get(key):
             more = " (with the other negation of this 'when', as one not: {any: [{...}, {...}]})" \
-                if negations > 1 and "write not:" in moved[key] else ""
-            bad(moved[key] + more, at, rule_id)
+                if negations > 1 and moved[key].negated else ""
+            bad(moved[key].message + more, at, rule_id)
             ok = False
             continue
         entry = CONDITIONS.get(key) if isinstance(key, str) else None
