@@ -7,8 +7,8 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
-from ..convert.kb import ATTRIBUTES
 from ..task6.format import RATING, Context, Dialog, Fact
+from ..task6.vocabulary import ATTRIBUTES
 from .views import View, blank_rating
 
 # Kinds of difference, in report order.
