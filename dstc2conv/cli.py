@@ -19,7 +19,7 @@ SPLITS = ("train", "dev", "test", "all")
 
 def _cmd_build(args: argparse.Namespace) -> int:
     from .build.pipeline import BuildOptions, build
-    from .report import reporting
+    from .reporter import reporting
 
     options = BuildOptions(
         split=args.split,

@@ -18,7 +18,7 @@ from conftest import GOLDEN, REFERENCE, ROOT, SAMPLE, TRAINDEV, need
 
 from dstc2conv.build.pipeline import BuildOptions, build, candidates
 from dstc2conv.cli import run
-from dstc2conv.report import reporting
+from dstc2conv.reporter import reporting
 from dstc2conv.task6.format import read
 
 CONFIG = SAMPLE / "scripts" / "config"

@@ -10,7 +10,7 @@ import time
 
 from ..errors import Dstc2ConvError
 from ..files import check_writable, write_stdout, write_text_atomic
-from ..report import reporting
+from ..reporter import reporting
 from .objectives import OBJECTIVES
 from .problems import count
 

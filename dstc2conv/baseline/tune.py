@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 from ..errors import Dstc2ConvError
 from ..evaluate.responses import Score, by_system, correct
-from ..report import progress
+from ..reporter import progress
 from ..task6.turns import BotTurn
 from .engine import Compiled, candidates, choose, every_response_rule, looked_up
 from .objectives import OBJECTIVES
@@ -76,7 +76,7 @@ def tune(ruleset: RuleSet, turns: list[BotTurn], budget_seconds: float = 100.0,
     ``worst-system``, the lowest of them. ``systems``: one per dialog of the file
     (``Sessions.systems``), needed by the last two; with it the scores per system are
     given too. After every round (round 0: the rules as they are) a progress line gives the
-    best value so far and the time since the start (``dstc2conv.report``)."""
+    best value so far and the time since the start (``dstc2conv.reporter``)."""
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}")
     if objective != "overall" and systems is None:

@@ -25,7 +25,7 @@ from ..dstc2.ontology import Dstc2Ontology
 from ..dstc2.workers import Calls
 from ..errors import Dstc2ConvError
 from ..files import sha256_file
-from ..report import note, progress, stopwatch
+from ..reporter import note, progress, stopwatch
 from ..task6.format import Dialog, Exchange, read, serialize_dialog
 from ..version import __version__
 from .manifest import MANIFEST, FileEntry, InputUse, KbUse, Manifest, Settings, SplitInput
@@ -194,7 +194,7 @@ def files_to_keep(folder: OutputFolder, settings: Settings, kb_text: str, entrie
 
 def build(options: BuildOptions) -> BuildResult:
     """Build the task-6 files. Notes for the user (what was read, chosen, derived) and a
-    progress line per stage of the work go to the reporter (``dstc2conv.report``)."""
+    progress line per stage of the work go to the reporter (``dstc2conv.reporter``)."""
     # The calls are millions of small objects that form no cycles: the cyclic garbage
     # collector, which would walk them again and again as they are made, is off meanwhile.
     collecting = gc.isenabled()
@@ -230,8 +230,8 @@ def _sources(options: BuildOptions) -> tuple[list[str], bool]:
     paths, is_sample = default_sources(options.raw_dir)
     if is_sample:
         note(f"no DSTC2 data in {options.raw_dir}/: building the small hand-written sample "
-            f"({paths[0]}). Put dstc2_traindev.tar.gz / dstc2_test.tar.gz in {options.raw_dir}/ "
-            "to convert the corpus.")
+             f"({paths[0]}). Put dstc2_traindev.tar.gz / dstc2_test.tar.gz in {options.raw_dir}/ "
+             "to convert the corpus.")
     return paths, is_sample
 
 
@@ -285,10 +285,10 @@ def _kb(options: BuildOptions, inputs: Inputs, from_raw_dir: bool) -> KB:
     kb = choose_kb(options, inputs.calls, from_raw_dir)
     kb_calls = _kb_calls(inputs) if kb.source == "logs" else None
     note(f"result lines from the KB file {kb.source}" if kb_calls is None else
-        f"result lines from a KB built from the logs of the {len(inputs.calls)} calls read "
-        f"({len(kb.restaurants)} restaurants): " + "; ".join(
-            f"{path}: " + ", ".join(f"{n} {flist}" for flist, n in counts.items())
-            for path, counts in kb_calls.items()))
+         f"result lines from a KB built from the logs of the {len(inputs.calls)} calls read "
+         f"({len(kb.restaurants)} restaurants): " + "; ".join(
+             f"{path}: " + ", ".join(f"{n} {flist}" for flist, n in counts.items())
+             for path, counts in kb_calls.items()))
     return kb
 
 
@@ -299,7 +299,7 @@ def _ontology(inputs: Inputs, kb: KB) -> Dstc2Ontology:
         return inputs.ontology
     ontology = functools.reduce(operator.or_, inputs.calls.map(_values), kb_ontology(kb))
     note(f"no ontology_dstc2.json in the inputs: taking the foods, areas, price ranges and restaurant "
-        f"names from the calls themselves ({len(inputs.calls)} calls) and the KB")
+         f"names from the calls themselves ({len(inputs.calls)} calls) and the KB")
     return ontology
 
 

@@ -25,7 +25,7 @@ import os
 from dataclasses import dataclass
 
 from ..errors import Dstc2ConvError
-from ..report import note, progress
+from ..reporter import note, progress
 from .archive import FLISTS, ONTOLOGY, Source, read_ontology, read_source
 from .ontology import Dstc2Ontology
 from .workers import Calls

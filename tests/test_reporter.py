@@ -4,7 +4,7 @@ from __future__ import annotations
 import logging
 import re
 
-from dstc2conv.report import NOTES, PROGRESS, note, progress, reporting, stopwatch
+from dstc2conv.reporter import NOTES, PROGRESS, note, progress, reporting, stopwatch
 
 
 def test_nothing_is_shown_unless_asked(capsys):

@@ -1,4 +1,4 @@
-"""One reporter for notes and progress: Python's ``logging``, configured by the CLI.
+"""The one reporter of notes and progress: Python's ``logging``, configured by the CLI.
 
 Library code says what it read, chose or derived with ``note`` (the ``dstc2conv``
 logger) and how far long work has got with ``progress`` (``dstc2conv.progress``); it
