@@ -19,6 +19,7 @@ SPLITS = ("train", "dev", "test", "all")
 
 def _cmd_build(args: argparse.Namespace) -> int:
     from .build.pipeline import BuildOptions, build
+    from .reporter import reporting
 
     options = BuildOptions(
         split=args.split,
@@ -31,20 +32,11 @@ def _cmd_build(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         replace=args.replace,
     )
-    note = _quiet if args.quiet else _stderr
-    shows_progress = not args.quiet and sys.stderr.isatty()
-    result = build(options, log=note, progress=_stderr if shows_progress else _quiet)
+    with reporting(notes=not args.quiet):   # progress too, when stderr is a terminal
+        result = build(options)
     for path in result.written:
         print(path)
     return 0
-
-
-def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
-def _quiet(_message: str) -> None:
-    pass
 
 
 def _positive(text: str) -> int:
