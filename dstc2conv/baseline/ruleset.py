@@ -42,7 +42,7 @@ from .conditions import (
     FLAG_CHOICE,
     FLAG_RE,
     TOO_SLOW,
-    Check,
+    Clause,
     Combine,
     Invalid,
     migration,
@@ -83,7 +83,7 @@ class Rule:
     index: int                  # position in the file
     line: int
     enabled: bool
-    when: tuple                 # conditions.Check / Combine nodes, values compiled
+    when: tuple                 # conditions.Clause / Combine nodes, values compiled
     say: str | None             # a pattern name
     api_call: bool
     offer: bool
@@ -395,7 +395,7 @@ def load_ontology(path: str) -> RuleOntology:
 # ---------------------------------------------------------------- rules
 
 def _when(node: Any, patterns: dict, rule_id: str | None, bad: _Collect, depth: int = 0):
-    """The conditions of a mapping as Check / Combine nodes; None if one has a problem
+    """The conditions of a mapping as Clause / Combine nodes; None if one has a problem
     (each one noted). ``patterns``: name -> template, or None for a pattern with a problem
     of its own."""
     nodes, ok = [], True
@@ -427,7 +427,7 @@ def _when(node: Any, patterns: dict, rule_id: str | None, bad: _Collect, depth: 
                 bad(exc.message, at, rule_id)
             ok = False
             continue
-        nodes.append(Check(key, compiled, at))
+        nodes.append(Clause(key, compiled, at))
     return tuple(nodes) if ok else None
 
 
@@ -722,9 +722,9 @@ def load_rules(path: str | os.PathLike, text: str | None = None) -> RuleSet:
         if rule is None:
             continue
         rules.append(rule)
-        for check in walk(rule.when):
-            if CONDITIONS[check.condition].kind is FLAG_CHOICE:
-                tested.append((check.value.items, check.line, rule.id))
+        for clause in walk(rule.when):
+            if CONDITIONS[clause.condition].kind is FLAG_CHOICE:
+                tested.append((clause.value.items, clause.line, rule.id))
     for flags, line, rule_id in tested:
         for flag in flags:
             if flag not in raised:

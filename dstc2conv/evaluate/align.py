@@ -87,11 +87,15 @@ class _Tally:
         self.dialogs = {k: set() for k in KINDS}
         self.examples: dict[str, list[Example]] = {k: [] for k in KINDS}
 
+    def session(self, index: int) -> str | None:
+        """The DSTC2 session of the dialog at ``index`` (from 0), if known."""
+        return self.sessions[index] if index < len(self.sessions) else None
+
     def add(self, kind: str, index: int, ours_line, ref_line, text: str, n: int = 1) -> None:
+        """``n`` differences of ``kind`` in the dialogs at ``index`` (from 0)."""
         self.counts[kind] += n
         self.dialogs[kind].add(index)
-        session = self.sessions[index] if index < len(self.sessions) else None
-        self.examples[kind].append(Example(index + 1, ours_line, ref_line, session, text))
+        self.examples[kind].append(Example(index + 1, ours_line, ref_line, self.session(index), text))
 
 
 def _q(text: str) -> str:
@@ -238,9 +242,6 @@ def compare_views(ours: list[View], ref: list[View], *, ours_path: str = "ours",
     present = sum(1 for k, r in enumerate(ref)
                   if r.users in ours_index or (k < len(ours) and _same_call(ours[k], r)))
 
-    def session(k: int) -> str | None:
-        return sessions[k] if k < len(sessions) else None
-
     for k in range(max(len(ours), len(ref))):
         o = ours[k] if k < len(ours) else None
         r = ref[k] if k < len(ref) else None
@@ -251,7 +252,7 @@ def compare_views(ours: list[View], ref: list[View], *, ours_path: str = "ours",
             got["system"] += sum(not t.is_call for t in r.turns)
             got["blocks"] += sum(t.is_call for t in r.turns)
             continue
-        differing.append(DiffSite(k + 1, o, r, session(k)))
+        differing.append(DiffSite(k + 1, o, r, tally.session(k)))
         if r is not None and (o is None or not _same_call(o, r)):
             lost["calls"] += sum(t.is_call for t in r.turns)
             lost["system"] += sum(not t.is_call for t in r.turns)
