@@ -161,15 +161,22 @@ class _Seq(list):
     item_lines: list
 
 
-class _Loader(yaml.SafeLoader):
-    """Builds _Map / _Seq with line numbers, collects duplicate keys, and refuses aliases
-    that bring in more than ALIAS_LIMIT nodes in all (an "alias bomb": nine levels of
-    nine aliases each are 9**9 nodes, shared in memory but not in what reads them)."""
+class _Lines:
+    """What both loaders keep of a file: its path and the duplicate keys found, (key, line)."""
 
     def __init__(self, text: str, path: str):
         super().__init__(text)
         self.path = path
         self.duplicates: list[tuple[Any, int]] = []
+
+
+class _Loader(_Lines, yaml.SafeLoader):
+    """Builds _Map / _Seq with line numbers, collects duplicate keys, and refuses aliases
+    that bring in more than ALIAS_LIMIT nodes in all (an "alias bomb": nine levels of
+    nine aliases each are 9**9 nodes, shared in memory but not in what reads them)."""
+
+    def __init__(self, text: str, path: str):
+        super().__init__(text, path)
         self._sizes: dict[int, int] = {}
         self._aliased = 0
 
@@ -238,13 +245,8 @@ def _seq(loader: _Loader, node: yaml.SequenceNode) -> _Seq:
 
 
 if getattr(yaml, "__with_libyaml__", False):
-    class _CLoader(yaml.CSafeLoader):
+    class _CLoader(_Lines, yaml.CSafeLoader):
         """The same, parsed by libyaml (several times faster), for a document without aliases."""
-
-        def __init__(self, text: str, path: str):
-            super().__init__(text)
-            self.path = path
-            self.duplicates: list[tuple[Any, int]] = []
 else:
     _CLoader = None
 
