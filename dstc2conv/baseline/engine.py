@@ -108,7 +108,7 @@ class Compiled:
         return respond
 
     def observe(self, state: State, turn: BotTurn) -> None:
-        """Update the state with the gold bot turn (the module's ``observe`` function),
+        """Update the state with the gold bot turn (``_take_gold``),
         the patterns it matches and its wording."""
         gold = self._underscored(turn.gold)
         seen = self._seen.get(gold)
@@ -118,7 +118,7 @@ class Compiled:
         matches, state.wording = seen
         state.said |= matches
         state.prev_matches = matches
-        observe(state, turn, gold)
+        _take_gold(state, turn, gold)
         if not is_api_call(gold) and state.current not in gold.split():
             # a restaurant outside the results: recognise it by the patterns that name one
             name = self._named.get(gold, "")
@@ -204,10 +204,10 @@ class Compiled:
         return mentioned
 
 
-def observe(state: State, turn: BotTurn, gold: str | None = None) -> None:
-    """Update the state with the gold bot turn (or ``gold``, the same turn with its
-    restaurant names written as the results write them) and its result lines."""
-    gold = turn.gold if gold is None else gold
+def _take_gold(state: State, turn: BotTurn, gold: str) -> None:
+    """Update the state with the gold bot turn (``gold``: written with its restaurant
+    names as the results write them): an api_call's slots and result lines, or the
+    restaurant of the results it names."""
     if is_api_call(gold) and gold != NO_RESULT:
         parts = gold.split()[1:]
         if len(parts) == 3:
@@ -307,4 +307,4 @@ def candidates(compiled: Compiled, turns: list[BotTurn]) -> list[dict[str, str]]
 
 
 __all__ = ["State", "Compiled", "Prediction", "every_response_rule",
-           "choose", "looked_up", "states", "predict", "candidates", "observe"]
+           "choose", "looked_up", "states", "predict", "candidates"]
