@@ -592,24 +592,24 @@ def test_predict_stops_at_the_winner(tmp_path):
     assert str(err.value).endswith(": regular expression too slow (slow)")
 
 
-# ---------------------------------------------------------------- the README
+# ---------------------------------------------------------------- docs/rules.md
 
-def _readme() -> str:
-    return (ROOT / "README.md").read_text()
+def _rules_page() -> str:
+    return (ROOT / "docs" / "rules.md").read_text()
 
 
-def test_the_readme_tables_are_the_registrys():
-    readme = _readme()
-    assert conditions_table() in readme, "README: paste `python -m dstc2conv.baseline.conditions`"
-    assert migrations_table() in readme, "README: paste `python -m dstc2conv.baseline.conditions`"
-    section = readme[readme.index("### Rules"):readme.index("### Scores")]
+def test_the_docs_tables_are_the_registrys():
+    page = _rules_page()
+    assert conditions_table() in page, "docs/rules.md: paste `python -m dstc2conv.baseline.conditions`"
+    assert migrations_table() in page, "docs/rules.md: paste `python -m dstc2conv.baseline.conditions`"
+    section = page[page.index("## The rule language"):page.index("## Scores")]
     named = re.findall(r"^\| `([a-z_]+)` \|", section, re.M)
     assert [n for n in named if n in CONDITIONS] == list(CONDITIONS)
-    assert set(named) - set(CONDITIONS) == set(), "README names conditions the registry lacks"
+    assert set(named) - set(CONDITIONS) == set(), "docs/rules.md names conditions the registry lacks"
 
 
-def test_the_readme_example_loads(tmp_path):
-    section = _readme()[_readme().index("### Rules"):]
+def test_the_docs_example_loads(tmp_path):
+    section = _rules_page()[_rules_page().index("## The rule language"):]
     example = section[section.index("```yaml\n") + 8:section.index("```\n", section.index("```yaml"))]
     ruleset, _, _, _ = _load(tmp_path, example)
     assert [r.id for r in ruleset.rules] == ["dontcare-area", "call", "offer-area-price", "another-same-wording"]

@@ -12,8 +12,8 @@ plain value (``prev_bot: ask_food``), or several as ``{any: [...]}`` or ``{all: 
 A bare list is refused: it would have to mean one or the other, and the old rule files
 used it both ways (``prev_bot: [a, b]`` meant any, ``filled: [a, b]`` all).
 
-``python -m dstc2conv.baseline.conditions`` prints the README's tables of conditions and
-old spellings.
+``python -m dstc2conv.baseline.conditions`` prints the tables of conditions and old
+spellings of ``docs/rules.md``.
 """
 from __future__ import annotations
 
@@ -151,7 +151,7 @@ class Choice:
 
 @dataclass(frozen=True)
 class ValueKind:
-    """What a condition's value is: ``takes`` (for the README), ``compile(condition, raw
+    """What a condition's value is: ``takes`` (for the docs), ``compile(condition, raw
     value, patterns, slow)`` -> the compiled value, or Invalid, and ``item`` for a choice.
     ``patterns``: name -> template (None for a pattern with a problem of its own);
     ``slow``: the problem to report when a regular expression is too slow on some text."""
@@ -578,7 +578,7 @@ def bare_list(name: str, value: list, item: str) -> str:
     return f"{takes}, not a bare list: write {name}: {_written(value, 'any')} or {name}: {_written(value, 'all')}"
 
 
-# ---------------------------------------------------------------- README tables
+# ---------------------------------------------------------------- the docs' tables
 
 def conditions_table() -> str:
     rows = ["| condition | takes | holds when |", "|---|---|---|"]
