@@ -50,7 +50,8 @@ class BuildOptions:
     raw: tuple[str, ...] = ()        # tarballs or folders; empty: look in data_raw/
     out: str = "outputs"
     seed: int = 0                    # seeds the ratings and the random partition
-    kb: str | None = None            # a KB file; None: data_raw/<kb file> if present (and no raw), else from the logs
+    kb: str | None = None            # a KB file, or "logs" (built from the logs); None: data_raw/<kb file>
+                                     # if present (and no raw), else the shipped KB (``shipped_kb``)
     partition: str = "published"     # published, dstc2 (DSTC2's own train/dev flists) or random
     user: str = "transcription"      # the user turns: the transcriptions, or what the live ASR heard (asr)
     raw_dir: str = DEFAULT_RAW_DIR
@@ -119,17 +120,43 @@ def random_sessions(sessions, seed: int) -> dict[str, list[str]]:
     return {split: sorted(dealt[split]) for split in dealt}
 
 
+KB_FROM_LOGS = "logs"   # --kb logs: a KB built from the system's acts in the logs
+
+
+def shipped_kb() -> str:
+    """The published task-6 KB file shipped with dstc2conv (CC BY 3.0: see NOTICE)."""
+    from importlib import resources  # (here: it takes a few milliseconds to import)
+
+    return str(resources.files("dstc2conv") / "data" / KB_FILE)
+
+
 def kb_file(options: BuildOptions, from_raw_dir: bool) -> str | None:
     """``--kb``; else, for the default inputs only, the KB file in ``data_raw/`` if there;
-    else None (a KB built from the logs)."""
+    else the shipped KB. None for ``--kb logs`` (a KB built from the logs)."""
+    if options.kb == KB_FROM_LOGS:
+        return None
     if options.kb:
         return options.kb
     default = os.path.join(options.raw_dir, KB_FILE)
-    return default if from_raw_dir and os.path.isfile(default) else None
+    return default if from_raw_dir and os.path.isfile(default) else shipped_kb()
 
 
-def choose_kb(options: BuildOptions, calls: Calls | dict[str, Call], from_raw_dir: bool) -> KB:
-    """The KB file (``kb_file``), else a KB built from the logs of ``calls``."""
+def describe_kb(kb: KB) -> dict:
+    """The manifest's ``kb``, but the calls of a KB built from the logs: where it comes from
+    (``shipped``, ``file`` or ``logs``), its path (a file's) and SHA-256 (a file's or the shipped one's)."""
+    if kb.source == KB_FROM_LOGS:
+        return {"source": "logs", "path": None, "sha256": None, "restaurants": len(kb.restaurants)}
+    shipped = kb.source == shipped_kb()
+    return {"source": "shipped" if shipped else "file", "path": None if shipped else kb.source,
+            "sha256": sha256_file(kb.source), "restaurants": len(kb.restaurants)}
+
+
+def choose_kb(options: BuildOptions, calls: Calls | dict[str, Call], from_raw_dir: bool,
+              kb: KB | None = None) -> KB:
+    """``kb`` if given (the KB file ``kb_file`` names, read), else the KB file, else a KB
+    built from the logs of ``calls``."""
+    if kb is not None:
+        return kb
     path = kb_file(options, from_raw_dir)
     if path is not None:
         return read_kb(path)
@@ -195,14 +222,18 @@ def _show_setting(key: str, value) -> str:
     return str(value)
 
 
-def files_to_keep(folder: OutputFolder, settings: dict, kb_text: str, entries: dict,
+def files_to_keep(folder: OutputFolder, settings: dict, kb_text: str | None, entries: dict,
                   replace: bool, log: Callable[[str], None] = lambda _msg: None) -> tuple[dict, list, tuple[str, ...]]:
     """The task-6 files of other splits already in the output folder, given the manifest
     ``entries`` of the files this build writes. Those of a build with the same settings
     and KB (and, for train and dev, which are one pool of calls, the same inputs) are kept
     in the set: returns their manifest entries, the old manifest's inputs, and the files
     to remove. Others are removed with ``replace``, and those built from the sample calls
-    by a build from the corpus (saying so); else the build stops saying why."""
+    by a build from the corpus (saying so); else the build stops saying why.
+
+    Before the inputs are read (``check_folder``), ``kb_text`` is None for a KB to be built
+    from the logs (then any other kind of KB differs), and entries' ``inputs`` are None
+    (not compared yet)."""
     others = [name for name in FILE_OF_SPLIT.values() if name not in entries]
     present = [name for name in others if os.path.isfile(os.path.join(folder.path, name))]
     if not present:
@@ -216,7 +247,7 @@ def files_to_keep(folder: OutputFolder, settings: dict, kb_text: str, entries: d
     old_entries = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
     checksums = manifest.get("checksums") if isinstance(manifest.get("checksums"), dict) else {}
     pooled = tuple(FILE_OF_SPLIT) if settings["split"] == "random" else ("train", "dev")
-    pool = [e["inputs"] for e in entries.values() if e["split"] in pooled]
+    pool = [e["inputs"] for e in entries.values() if e["split"] in pooled and e["inputs"] is not None]
     keep, stale = {}, []
     if manifest.get("sample") is True and not settings.get("sample"):
         log(f"removing the sample's {', '.join(present)} from {folder.path}: this build is of the corpus")
@@ -233,8 +264,9 @@ def files_to_keep(folder: OutputFolder, settings: dict, kb_text: str, entries: d
             stale.append((name, "it was built with other settings (" + ", ".join(
                 f"{_SETTING.get(k, k)} {_show_setting(k, manifest.get(k))}, this build {_show_setting(k, settings.get(k))}"
                 for k in differ) + ")"))
-        elif folder.existing(KB_FILE) != kb_text:
-            stale.append((name, "it was built with another KB"))
+        elif not _same_kb(folder, manifest, kb_text):
+            old = manifest.get("kb") if isinstance(manifest.get("kb"), dict) else {}
+            stale.append((name, f"it was built with another KB ({_show_kb(old)})"))
         elif entry.get("split") in pooled and pool and entry.get("inputs") != pool[0]:
             stale.append((name, f"it was built from other inputs ({', '.join(pooled[:-1])} and {pooled[-1]} "
                                 "are split from one pool of calls)"))
@@ -247,6 +279,36 @@ def files_to_keep(folder: OutputFolder, settings: dict, kb_text: str, entries: d
             "from the same inputs, choose another --out, or pass --replace to remove such files", folder.path)
     old_inputs = manifest.get("inputs") if keep and isinstance(manifest.get("inputs"), list) else []
     return keep, old_inputs, tuple(name for name, _ in stale)
+
+
+def _same_kb(folder: OutputFolder, manifest: dict, kb_text: str | None) -> bool:
+    if kb_text is None:
+        return isinstance(manifest.get("kb"), dict) and manifest["kb"].get("source") == KB_FROM_LOGS
+    return folder.existing(KB_FILE) == kb_text
+
+
+def _show_kb(kb: dict) -> str:
+    source = kb.get("source")
+    if source == "file":
+        return f"the KB file {kb.get('path')}"
+    return {"shipped": "the shipped KB", "logs": "a KB built from the logs"}.get(source, "an unknown KB")
+
+
+def check_folder(folder: OutputFolder, settings: dict, kb_text: str | None, splits: tuple[str, ...],
+                 replace: bool) -> None:
+    """Before any work: stop if the output folder holds task-6 files of other splits that
+    this build's settings or KB would refuse to stand beside (``files_to_keep``)."""
+    entries = {FILE_OF_SPLIT[split]: {"split": split, "inputs": None} for split in splits}
+    files_to_keep(folder, settings, kb_text, entries, replace)
+
+
+def build_settings(options: BuildOptions, is_sample: bool) -> dict:
+    """What must be the same for files of two builds to stand in one output folder (``SET_SETTINGS``)."""
+    settings = {"tool": "dstc2conv", "version": __version__, "seed": options.seed,
+                "split": options.partition, "sample": is_sample}
+    if options.user != "transcription":
+        settings["user"] = options.user
+    return settings
 
 
 def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
@@ -292,13 +354,17 @@ def _build(options: BuildOptions, log: Callable[[str], None], progress: Callable
 
     from_raw_dir = not options.raw and not is_sample
     random_partition = options.partition == "random"
+    kb_path = kb_file(options, from_raw_dir)
+    file_kb = None if kb_path is None else read_kb(kb_path)
     with OutputFolder(options.out) as folder:
+        check_folder(folder, build_settings(options, is_sample), None if file_kb is None else format_kb(file_kb),
+                     splits, options.replace)
         # A random partition deals out every call given; a KB built from the logs reads them all.
         inputs = gather(paths, splits, jobs, log=log, progress=stage, every_call=random_partition,
-                        for_kb=kb_file(options, from_raw_dir) is None, asr=options.user == "asr")
+                        for_kb=file_kb is None, asr=options.user == "asr")
         try:
             written, manifest = _convert_inputs(options, inputs, folder, splits, random_partition, from_raw_dir,
-                                                is_sample, log, stage)
+                                                is_sample, log, stage, file_kb)
         finally:
             inputs.close()
     stage("done")
@@ -307,8 +373,10 @@ def _build(options: BuildOptions, log: Callable[[str], None], progress: Callable
 
 def _convert_inputs(options: BuildOptions, inputs: Inputs, folder: OutputFolder, splits: tuple[str, ...],
                     random_partition: bool, from_raw_dir: bool, is_sample: bool,
-                    log: Callable[[str], None], stage: Callable[[str], None]) -> tuple[list[str], dict]:
-    """The build, once its inputs are read: the splits, the KB, the files and the manifest."""
+                    log: Callable[[str], None], stage: Callable[[str], None],
+                    file_kb: KB | None = None) -> tuple[list[str], dict]:
+    """The build, once its inputs are read: the splits, the KB (``file_kb``, if the KB is a
+    file), the files and the manifest."""
     if random_partition:
         sessions = random_sessions(inputs.calls, options.seed)
         held = _dealt_splits(sessions, splits, inputs)
@@ -322,9 +390,10 @@ def _convert_inputs(options: BuildOptions, inputs: Inputs, folder: OutputFolder,
     for path, taken in inputs.used:
         if not taken:
             log(f"skipping {path}: not needed for --split {options.split}")
-    kb = choose_kb(options, inputs.calls, from_raw_dir)
-    kb_calls = _kb_calls(inputs) if kb.source == "logs" else None
-    log(f"result lines from the KB file {kb.source}" if kb_calls is None else
+    kb = choose_kb(options, inputs.calls, from_raw_dir, file_kb)
+    kb_calls = _kb_calls(inputs) if kb.source == KB_FROM_LOGS else None
+    kb_described = describe_kb(kb)
+    log(_kb_note(kb_described) if kb_calls is None else
         f"result lines from a KB built from the logs of the {len(inputs.calls)} calls read "
         f"({len(kb.restaurants)} restaurants): " + "; ".join(
             f"{path}: " + ", ".join(f"{n} {flist}" for flist, n in counts.items())
@@ -342,10 +411,7 @@ def _convert_inputs(options: BuildOptions, inputs: Inputs, folder: OutputFolder,
                    for path in sorted({inputs.source_of[s] for s in _pool(inputs, split, random_partition)})],
         "ontology": inputs.ontology_from or "derived from the calls and the KB"} for split in held}
     kb_text = format_kb(kb)
-    settings = {"tool": "dstc2conv", "version": __version__, "seed": options.seed,
-                "split": options.partition, "sample": is_sample}
-    if options.user != "transcription":
-        settings["user"] = options.user
+    settings = build_settings(options, is_sample)
     keep, old_inputs, remove = files_to_keep(folder, settings, kb_text, entries, options.replace, log)
     files, bots = _convert(inputs.calls, ontology, held, sessions, kb, options.seed, stage, log,
                            asr=options.user == "asr")
@@ -355,11 +421,7 @@ def _convert_inputs(options: BuildOptions, inputs: Inputs, folder: OutputFolder,
     every = {**files, **{name: folder.existing(name) for name in keep}}
     manifest = {
         **settings,
-        "kb": {"source": "logs" if kb.source == "logs" else "file",
-               "path": None if kb.source == "logs" else kb.source,
-               "sha256": None if kb.source == "logs" else sha256_file(kb.source),
-               "restaurants": len(kb.restaurants),
-               **({} if kb_calls is None else {"calls": kb_calls})},
+        "kb": {**kb_described, **({} if kb_calls is None else {"calls": kb_calls})},
         "inputs": _listed_inputs(inputs, checksum, keep, old_inputs),
         "files": {name: {**keep, **entries}[name] for name in sorted({**keep, **entries})},
         "checksums": {name: _sha256_text(every[name]) for name in sorted(every)},
@@ -367,6 +429,13 @@ def _convert_inputs(options: BuildOptions, inputs: Inputs, folder: OutputFolder,
     files[MANIFEST] = json.dumps(manifest, indent=2) + "\n"
     stage("writing")
     return folder.commit(files, remove), manifest
+
+
+def _kb_note(kb: dict) -> str:
+    if kb["source"] == "shipped":
+        return (f"result lines from the shipped KB (the published {KB_FILE}, SHA-256 {kb['sha256']}; "
+                f"--kb logs builds one from the logs instead)")
+    return f"result lines from the KB file {kb['path']}"
 
 
 def _pool(inputs: Inputs, split: str, random_partition: bool):
