@@ -30,6 +30,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         user=args.user,
         jobs=args.jobs,
         replace=args.replace,
+        exports=tuple(args.export or ()),
     )
     note = _quiet if args.quiet else _stderr
     shows_progress = not args.quiet and sys.stderr.isatty()
@@ -127,6 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "the number of cores); the output does not depend on it")
     p.add_argument("--replace", action="store_true",
                    help="remove task-6 files of another build from --out instead of refusing to mix them")
+    from .exports.formats import EXPORTS
+
+    p.add_argument("--export", action="append", metavar="FORMAT",
+                   help="also write each split in this format (repeatable): " + "; ".join(
+                       f"{f.name}: {f.description}" for f in EXPORTS.values()))
     p.add_argument("--quiet", action="store_true", help="print no notes or progress on stderr")
     p.set_defaults(func=_cmd_build)
 

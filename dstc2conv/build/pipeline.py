@@ -23,6 +23,7 @@ from ..dstc2.calls import Call, Calls
 from ..dstc2.inputs import DEFAULT_RAW_DIR, Inputs, default_sources, downloads_in, gather, held_splits, needed_flists
 from ..dstc2.ontology import Dstc2Ontology
 from ..errors import Dstc2ConvError
+from ..exports.formats import EXPORTS, export_dialog, export_format
 from ..files import sha256_file
 from ..task6.format import Dialog, Exchange, read, serialize_dialog
 from ..version import __version__
@@ -57,6 +58,7 @@ class BuildOptions:
     raw_dir: str = DEFAULT_RAW_DIR
     jobs: int = 1                    # processes that parse the JSON in parallel
     replace: bool = False            # remove the folder's files of other builds instead of refusing
+    exports: tuple[str, ...] = ()    # export formats (``exports.formats.EXPORTS``) to write beside the task-6 files
 
 
 @dataclass(frozen=True)
@@ -335,6 +337,8 @@ def _build(options: BuildOptions, log: Callable[[str], None], progress: Callable
         raise Dstc2ConvError(f"unknown user turns {options.user!r}: choose {', '.join(USERS)}")
     if options.jobs < 1:
         raise Dstc2ConvError(f"--jobs {options.jobs}: give 1 or more processes")
+    for name in options.exports:
+        export_format(name)
     jobs = min(options.jobs, os.cpu_count() or 1)
     if jobs < options.jobs:
         log(f"--jobs {options.jobs}: this machine has {jobs} cores; using {jobs} processes")
@@ -361,7 +365,7 @@ def _build(options: BuildOptions, log: Callable[[str], None], progress: Callable
                      splits, options.replace)
         # A random partition deals out every call given; a KB built from the logs reads them all.
         inputs = gather(paths, splits, jobs, log=log, progress=stage, every_call=random_partition,
-                        for_kb=file_kb is None, asr=options.user == "asr")
+                        for_kb=file_kb is None, asr=options.user == "asr" or bool(options.exports))
         try:
             written, manifest = _convert_inputs(options, inputs, folder, splits, random_partition, from_raw_dir,
                                                 is_sample, log, stage, file_kb)
@@ -414,7 +418,8 @@ def _convert_inputs(options: BuildOptions, inputs: Inputs, folder: OutputFolder,
     settings = build_settings(options, is_sample)
     keep, old_inputs, remove = files_to_keep(folder, settings, kb_text, entries, options.replace, log)
     files, bots = _convert(inputs.calls, ontology, held, sessions, kb, options.seed, stage, log,
-                           asr=options.user == "asr")
+                           asr=options.user == "asr", exports=tuple(dict.fromkeys(options.exports)))
+    remove += _old_exports(folder, files, log)
     kept_dialogs = [d for name in keep for d in read(os.path.join(folder.path, name))]
     files[CANDIDATES] = candidates(kept_dialogs, bots)
     files[KB_FILE] = kb_text
@@ -424,11 +429,28 @@ def _convert_inputs(options: BuildOptions, inputs: Inputs, folder: OutputFolder,
         "kb": {**kb_described, **({} if kb_calls is None else {"calls": kb_calls})},
         "inputs": _listed_inputs(inputs, checksum, keep, old_inputs),
         "files": {name: {**keep, **entries}[name] for name in sorted({**keep, **entries})},
+        **({"exports": _export_entries(files, sessions)} if options.exports else {}),
         "checksums": {name: _sha256_text(every[name]) for name in sorted(every)},
     }
     files[MANIFEST] = json.dumps(manifest, indent=2) + "\n"
     stage("writing")
     return folder.commit(files, remove), manifest
+
+
+def _export_entries(files: dict[str, str], sessions: dict[str, list[str]]) -> dict:
+    """The manifest's ``exports``: each export file's format, split and number of dialogs."""
+    return {name: {"format": export.name, "split": split, "dialogs": len(sessions[split])}
+            for export in EXPORTS.values() for split, name in export.files.items() if name in files}
+
+
+def _old_exports(folder: OutputFolder, files: dict[str, str], log: Callable[[str], None]) -> tuple[str, ...]:
+    """The export files in the output folder that this build does not write: they are of
+    an earlier build's task-6 files, and are removed (saying so)."""
+    old = sorted(name for export in EXPORTS.values() for name in export.files.values()
+                 if name not in files and os.path.isfile(os.path.join(folder.path, name)))
+    if old:
+        log(f"removing {', '.join(old)} from {folder.path}: an export is of the task-6 files built with it")
+    return tuple(old)
 
 
 def _kb_note(kb: dict) -> str:
@@ -488,16 +510,23 @@ def _listed_inputs(inputs: Inputs, checksum: dict, keep: dict, old_inputs: list)
 
 
 def _convert(calls: Calls, ontology: Dstc2Ontology, splits: tuple[str, ...], sessions: dict[str, list[str]],
-             kb: KB, seed: int, stage: Callable[[str], None], log: Callable[[str], None], asr: bool = False):
-    """Convert every split's calls, each in the process that holds it (``Calls.run``).
-    Returns (file name -> text, the bot utterances). A call that cannot be converted
-    stops the build: the first in the files' order."""
+             kb: KB, seed: int, stage: Callable[[str], None], log: Callable[[str], None], asr: bool = False,
+             exports: tuple[str, ...] = ()):
+    """Convert every split's calls, each in the process that holds it (``Calls.run``), and
+    export them in the formats ``exports``. Returns (file name -> text, the bot
+    utterances). A call that cannot be converted stops the build: the first in the files' order."""
     lexicon = make_lexicon(ontology, kb)
     stage("converting " + ", ".join(f"{len(sessions[split])} calls into {FILE_OF_SPLIT[split]}" for split in splits))
     order = [session for split in splits for session in sessions[split]]
-    converted: dict[str, tuple[str, list[str]]] = {}
+    # each dialog's splits and its number in each, for the exports' records (the sample's
+    # calls may be in two splits)
+    places: dict[str, list[tuple[str, int]]] = {}
+    for split in splits if exports else ():
+        for i, session in enumerate(sessions[split], 1):
+            places.setdefault(session, []).append((split, i))
+    converted: dict[str, tuple] = {}
     failed = []
-    for done, error in calls.run(_convert_calls, kb, lexicon, seed, asr, sessions=order):
+    for done, error in calls.run(_convert_calls, kb, lexicon, seed, asr, exports, places, sessions=order):
         converted.update(done)
         if error is not None:
             failed.append(error)
@@ -511,22 +540,29 @@ def _convert(calls: Calls, ontology: Dstc2Ontology, splits: tuple[str, ...], ses
         files[name] = "".join(converted[session][0] + "\n" for session in sessions[split])
         bots.update(bot for session in sessions[split] for bot in converted[session][1])
         log(f"{name}: {len(sessions[split])} dialogs")
+        for export in exports:
+            files[EXPORTS[export].files[split]] = "".join(converted[session][2][split][export]
+                                                          for session in sessions[split])
     return files, bots
 
 
-def _convert_calls(calls: list[Call], kb: KB, lexicon, seed: int, asr: bool):
-    """Each call's task-6 text and bot utterances, by session, up to the first call that
-    cannot be converted; and that call's (session, error), or None."""
+def _convert_calls(calls: list[Call], kb: KB, lexicon, seed: int, asr: bool, exports: tuple[str, ...] = (),
+                   places: dict | None = None):
+    """Each call's task-6 text, bot utterances and texts in the ``exports`` formats (by
+    split and format; ``places``: session -> its splits and numbers there), by session, up to the first
+    call that cannot be converted or exported; and that call's (session, error), or None."""
     done = {}
     for call in calls:
         rng = random.Random(f"{seed}:{call.session}")
         try:
             dialog = convert_call(call, kb, lexicon, rng, asr=asr)
+            exported = {split: export_dialog(call, dialog, split, number, lexicon, asr, exports)
+                        for split, number in places[call.session]} if exports else None
         except Dstc2ConvError as exc:
             return done, (call.session, exc)
         except Exception as exc:  # a call the converter cannot handle is reported, never dropped
             return done, (call.session, Dstc2ConvError(
                 f"cannot convert call {call.session}: {type(exc).__name__}: {exc}", call.source))
         done[call.session] = serialize_dialog(dialog), [line.bot for line in dialog.lines
-                                                         if isinstance(line, Exchange)]
+                                                         if isinstance(line, Exchange)], exported
     return done, None

@@ -2,16 +2,22 @@
 file, that split's dialogs in the format ``NAME`` (``EXPORTS``, the one list of them).
 
 A format turns a dialog record (``records.dialog_record``) into its text; the split's
-file is the texts of its dialogs in the task-6 file's order.
+file is the texts of its dialogs in the task-6 file's order. A format that needs the raw
+calls (``needs_calls``: their annotations are not in the task-6 text) cannot be made of
+task-6 files alone.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable
 
+from ..convert.lexicon import Lexicon
+from ..dstc2.calls import Call
 from ..errors import Dstc2ConvError
+from ..task6.format import Dialog
 from .deeppavlov import deeppavlov_dialog
 from .jsonl import jsonl_dialog
+from .records import dialog_record
 
 # The short names of the task-6 files' splits, as the published file names have them.
 TASK6_SPLIT = {"train": "trn", "dev": "dev", "test": "tst"}
@@ -23,6 +29,7 @@ class ExportFormat:
     description: str
     files: dict                          # split -> the file name
     dialog: Callable[[dict], str]        # a dialog record -> its text in the file
+    needs_calls: bool = True             # made from the raw calls, not from task-6 files alone
 
 
 EXPORTS: dict[str, ExportFormat] = {f.name: f for f in (
@@ -36,9 +43,22 @@ EXPORTS: dict[str, ExportFormat] = {f.name: f for f in (
 )}
 
 
-def export_format(name: str) -> ExportFormat:
-    """The format of this name; an unknown one is an error naming the known ones."""
+def export_format(name: str, have_calls: bool = True) -> ExportFormat:
+    """The format of this name; an unknown one is an error naming the known ones, and so
+    is one that needs the raw calls when there are none (``have_calls``)."""
     try:
-        return EXPORTS[name]
+        found = EXPORTS[name]
     except KeyError:
         raise Dstc2ConvError(f"unknown export format {name!r}: choose {', '.join(EXPORTS)}") from None
+    if found.needs_calls and not have_calls:
+        raise Dstc2ConvError(f"--export {name} needs the raw DSTC2 calls (log.json and label.json) that the "
+                             "task-6 files were built from: build them with --export from the DSTC2 tarballs")
+    return found
+
+
+def export_dialog(call: Call, dialog: Dialog, split: str, number: int, lexicon: Lexicon, asr: bool,
+                  names: tuple[str, ...]) -> dict[str, str]:
+    """The text of ``dialog`` (made of ``call``, the ``number``-th of its split) in each
+    format of ``names``: format name -> text."""
+    record = dialog_record(call, dialog, split, number, lexicon, asr)
+    return {name: EXPORTS[name].dialog(record) for name in names}

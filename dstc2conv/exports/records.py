@@ -103,8 +103,9 @@ def _spans(call: Call, dialog: Dialog, lexicon: Lexicon, asr: bool) -> list[_Spa
     spans: list[_Span] = []
     at = 0
 
-    def fail(why: str) -> Dstc2ConvError:
-        line = lines[at][0] if at < len(lines) else len(lines)
+    def fail(why: str, line: int | None = None) -> Dstc2ConvError:
+        if line is None:
+            line = lines[at][0] if at < len(lines) else len(lines)
         return Dstc2ConvError(f"line {line} of the task-6 dialog does not line up with the call's turns: {why}",
                               call.session)
 
@@ -122,7 +123,7 @@ def _spans(call: Call, dialog: Dialog, lexicon: Lexicon, asr: bool) -> list[_Spa
             number, exchange = take_exchange()
             asked = None if first == 0 else first - 1
             if exchange.user != (SILENCE if asked is None else users[asked]):
-                raise fail(f"the api_call's user text is not that of turn {asked}")
+                raise fail(f"the api_call's user text is not that of turn {asked}", number)
             results = []
             while at < len(lines) and isinstance(lines[at][1], Context):
                 results.append(lines[at][1])
@@ -132,15 +133,15 @@ def _spans(call: Call, dialog: Dialog, lexicon: Lexicon, asr: bool) -> list[_Spa
             heard = [i for i in heard if i != asked]
         number, exchange = take_exchange()
         if exchange.bot != system[last]:
-            raise fail(f"the bot text is not that of system turn {last}")
+            raise fail(f"the bot text is not that of system turn {last}", number)
         shown = None if called else _shown_user(first, last, users)
         if exchange.user != (SILENCE if shown is None else users[shown]):
-            raise fail(f"the user text is not that of turn {shown}")
+            raise fail(f"the user text is not that of turn {shown}", number)
         spans.append(_Span(RESPONSE, exchange, number, shown, tuple(heard), tuple(range(first, last + 1))))
     number, exchange = take_exchange()
     final = len(turns) - 1
     if exchange != Exchange(users[final], WELCOME_BOT):
-        raise fail("the closing exchange is not the last user turn and the welcome")
+        raise fail("the closing exchange is not the last user turn and the welcome", number)
     spans.append(_Span(CLOSING, exchange, number, final, (final,), ()))
     if at != len(lines):
         raise fail("lines are left after the closing exchange")
@@ -232,3 +233,20 @@ def template(bot: str, system: CallTurn | None, api_call: dict | None) -> str:
                 break
         words.append(values.get(word, word))
     return " ".join(words)
+
+
+def hf_features():
+    """``FEATURES`` as Hugging Face ``datasets.Features``, for
+    ``load_dataset("json", data_files=..., features=hf_features())``: the same types
+    whatever the file holds (a small file may have no api_call, whose fields would else
+    load as nulls)."""
+    import datasets  # (here: only this function needs it; pip install 'dstc2conv[hf]')
+
+    def feature(spec):
+        if isinstance(spec, str):
+            return datasets.Value(spec)
+        if isinstance(spec, list):
+            return [feature(spec[0])]
+        return {key: feature(value) for key, value in spec.items()}
+
+    return datasets.Features(feature(FEATURES))
