@@ -9,7 +9,7 @@ from conftest import GOLDEN, SAMPLE
 
 from dstc2conv.build.pipeline import BuildOptions, build
 from dstc2conv.convert.dialogs import assign_ratings, merge_repeats
-from dstc2conv.dstc2.calls import read_source
+from dstc2conv.dstc2.archive import read_source
 from dstc2conv.task6 import format as task6
 
 
@@ -75,7 +75,7 @@ def test_dstc2_split_uses_the_flists(tmp_path):
     out = tmp_path / "o"
     build(BuildOptions(split="train", raw=(str(SAMPLE),), out=str(out), partition="dstc2"))
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["split"] == "dstc2"
+    assert manifest["partition"] == "dstc2"
     assert manifest["files"]["dialog-babi-task6-dstc2-trn.txt"]["dialogs"] == [
         "Mar13_S9A1/voip-sample00004-20260101_130000"]
 
@@ -310,9 +310,9 @@ def test_build_with_no_data_uses_the_sample_and_says_so(tmp_path, capsys, monkey
     (tmp_path / "data_raw").mkdir()
     assert run(["build", "--split", "test", "--out", "o"]) == 0
     err = capsys.readouterr().err
-    assert "building the small hand-written sample" in err and "result lines from the shipped KB" in err
-    assert (tmp_path / "o" / "dialog-babi-task6-dstc2-tst.txt").read_text() == \
-        (GOLDEN / "sample-all" / "dialog-babi-task6-dstc2-tst.txt").read_text()
+    assert "building the small hand-written sample" in err and "its KB is built from its logs" in err
+    assert "result lines from a KB built from the logs of the 4 calls read" in err
+    assert (tmp_path / "o" / "dialog-babi-task6-dstc2-tst.txt").read_text() == (GOLDEN / "sample-tst.txt").read_text()
 
 
 def test_canthelp_calls_the_database_only_for_the_mdp_system(tmp_path):

@@ -15,7 +15,7 @@ from dstc2conv.cli import run
 from dstc2conv.convert.dialogs import convert_call
 from dstc2conv.convert.kb import read_kb
 from dstc2conv.convert.lexicon import make_lexicon
-from dstc2conv.dstc2.calls import read_source
+from dstc2conv.dstc2.archive import read_source
 from dstc2conv.dstc2.ontology import Dstc2Ontology
 from dstc2conv.errors import Dstc2ConvError
 from dstc2conv.exports.deeppavlov import DB_FIELDS

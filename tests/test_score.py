@@ -233,8 +233,8 @@ def test_kinds(gold, kind):
     assert sum(k.test(gold) for k in KINDS) == (kind != "other")
 
 
-def test_the_readme_names_every_kind():
-    section = (ROOT / "README.md").read_text().split("### score")[1].split("\n## ")[0]
+def test_the_docs_name_every_kind():
+    section = (ROOT / "docs" / "scoring.md").read_text().split("## Response kinds")[1].split("\n## ")[0]
     assert {name for name in NAMES if f"| `{name}`" in section or f", `{name}`" in section} == set(NAMES)
 
 
