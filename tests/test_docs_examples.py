@@ -154,10 +154,13 @@ def run_command(command: Command, folder: Path, env: dict[str, str], page: str) 
     stdout is not the page's. Returns the folder the command ended in (a ``cd`` carries over)."""
     where = folder / ".cwd-after"
     script = f"{command.command}\n__status=$?\npwd > '{where}'\nexit $__status\n"
-    done = subprocess.run(["bash", "-c", script], cwd=folder, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    header = f"{page}:{command.line}: $ {command.command}"
+    try:
+        done = subprocess.run(["bash", "-c", script], cwd=folder, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{header}\nstill running after {TIMEOUT} s", pytrace=False)
     after = Path(where.read_text().strip()) if where.exists() else folder
     where.unlink(missing_ok=True)
-    header = f"{page}:{command.line}: $ {command.command}"
     if done.returncode != command.exit_code:
         pytest.fail(f"{header}\nexited {done.returncode}, the page expects {command.exit_code}\n"
                     f"stdout:\n{done.stdout[-3000:]}\nstderr:\n{done.stderr[-3000:]}", pytrace=False)
@@ -333,3 +336,14 @@ def test_the_venvs_dstc2conv_is_on_path(tmp_path, monkeypatch):
     run_page(page, "page.md", tmp_path, monkeypatch)
     found = subprocess.run(["bash", "-c", "command -v dstc2conv"], env=_environment(), capture_output=True, text=True)
     assert found.stdout.strip() == str(Path(sys.executable).parent / "dstc2conv")
+
+
+def test_the_corpus_setup_links_the_shared_files(tmp_path, monkeypatch):
+    page = ("<!-- setup: corpus -->\n```console\n$ ls data_raw published\ndata_raw:\ndstc2_traindev.tar.gz\n\n"
+            "published:\ndialog-babi-task6-dstc2-dev.txt\ndialog-babi-task6-dstc2-kb.txt\ndialog-babi-task6-dstc2-trn.txt\n```\n")
+    run_page(page, "page.md", tmp_path, monkeypatch)
+    assert (tmp_path / "data_raw" / TRAINDEV.name).resolve() == TRAINDEV.resolve()
+
+
+def test_without_the_setup_the_folder_is_empty(tmp_path, monkeypatch):
+    run_page("```console\n$ ls -A | wc -l\n0\n```\n", "page.md", tmp_path, monkeypatch)
