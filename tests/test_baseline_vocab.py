@@ -15,7 +15,9 @@ from dstc2conv.baseline.conditions import (
     CONDITIONS,
     MIGRATIONS,
     Env,
+    Moved,
     conditions_table,
+    migration,
     migrations_table,
     pattern_regex,
     predicates,
@@ -325,6 +327,24 @@ def test_two_old_negations_in_one_when(tmp_path):
     assert [p.split(": ", 1)[1] for p in problems] == [
         "'prev_bot_not' was removed: write not: {prev_bot: hello}" + more,
         "'user_mentions_none' was removed: write not: {user_mentions: {any: [food, area, price]}}" + more]
+
+
+def test_an_old_spelling_that_is_no_negation_now_gets_no_note(tmp_path):
+    # user_mentions_none: false is written without a not: one negation in the when
+    problems = _problems(tmp_path, OLD.replace("WHEN", "prev_bot_not: [hello], user_mentions_none: false"))
+    assert [p.split(": ", 1)[1] for p in problems] == [
+        "'prev_bot_not' was removed: write not: {prev_bot: hello} (tested)",
+        "'user_mentions_none' was removed: write user_mentions: {any: [food, area, price]} (tested)"]
+
+
+def test_a_migration_says_whether_its_rewrite_is_a_negation():
+    assert migration("prev_bot_not", ["a"]) == Moved("'prev_bot_not' was removed: write not: {prev_bot: a}", True)
+    assert migration("user_mentions_none", False).negated is False
+    assert migration("said", ["a", "b"]).negated is False
+    assert migration("prev_bot", ["a", "b"]).negated is False
+    assert migration("prev_bot", [1]) == Moved("condition 'prev_bot' takes a pattern name or {any: [...]} / "
+                                               "{all: [...]}, not a bare list (of pattern names)")
+    assert migration("prev_bot", "a") is None and migration("first_turn", True) is None
 
 
 # ---------------------------------------------------------------- say: {like: prev_bot}
