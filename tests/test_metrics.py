@@ -418,3 +418,30 @@ def test_per_turn_output(files, capsys):
 
 def test_docs_page_exists():
     assert Path(ROOT / "docs" / "evaluation.md").is_file()
+
+
+def test_dstc6_bad_inputs(files, capsys):
+    cands = files / "cands.txt"
+    cands.write_text("1 Hello\n1 you are welcome\n")
+    code = run(["export", "dstc6", str(files / "ref.txt"), "--candidates", str(cands), "--k", "3",
+                "--out", str(files / "s.json")])
+    err = capsys.readouterr().err
+    assert code == 2 and err == "dstc2conv: error: --k 3: the candidates file has only 2 distinct candidates\n"
+    assert not (files / "s.json").exists()
+    code = run(["export", "dstc6", str(files / "ref.txt"), "--candidates", str(cands), "--k", "2",
+                "--out", str(files / "ref.txt")])
+    assert code == 2 and "cannot write: it is the input" in capsys.readouterr().err
+    # samples of another file
+    (files / "other.txt").write_text("1 hi\tHello\n")
+    assert run(["export", "dstc6", str(files / "other.txt"), "--candidates", str(cands), "--k", "2",
+                "--out", str(files / "s.json"), "--quiet"]) == 0
+    (files / "r.json").write_text('[{"dialog_id": "1-1", "lst_candidate_id": []}]')
+    code, _, err = _score(capsys, files / "r.json", files / "ref.txt", "--dstc6", files / "s.json")
+    assert code == 2 and err == (f"dstc2conv: error: {files / 's.json'}: 1 samples, the reference has 12 bot "
+                                 "turns: not the samples of this file\n")
+    # a sample left unranked
+    code, _, err = _score(capsys, files / "r.json", files / "other.txt", "--dstc6", files / "s.json")
+    assert code == 0
+    (files / "r.json").write_text("[]")
+    code, _, err = _score(capsys, files / "r.json", files / "other.txt", "--dstc6", files / "s.json")
+    assert code == 2 and "1 samples are not ranked (the first: dialog_id '1-1')" in err

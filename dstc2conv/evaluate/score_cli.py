@@ -39,8 +39,7 @@ def _load(path: str, name: str, args, turns) -> System:
                       tuple(rank for _, rank in results))
     if looks_ranked(path):
         rankings = read_rankings(path)
-        if len(rankings) != len(turns):
-            r.check_count(path, rankings, args.ref, turns)
+        r.check_count(path, rankings, args.ref, turns)
         if args.candidates is not None:
             from ..task6.candidates import read_candidates
             check_candidates(path, rankings, read_candidates(args.candidates), args.candidates)
