@@ -95,7 +95,7 @@ def commands_of(block: Block) -> list[Command]:
     while i < len(lines):
         if not lines[i].startswith("$ "):
             if lines[i].strip():
-                raise ValueError(f"line {block.line + 1 + i}: output before any `$ ` command: {lines[i]!r}")
+                raise ValueError(f"{block.line + 1 + i}: output before any `$ ` command: {lines[i]!r}")
             i += 1
             continue
         start = i
@@ -212,7 +212,11 @@ def run_page(text: str, page: str, folder: Path, monkeypatch) -> int:
         if not block.run:
             continue
         if block.lang == "console":
-            for command in commands_of(block):
+            try:
+                commands = commands_of(block)
+            except ValueError as err:
+                pytest.fail(f"{page}:{err}", pytrace=False)
+            for command in commands:
                 cwd = run_command(command, cwd, env, page)
             ran += 1
         elif block.lang == "python":
@@ -347,3 +351,9 @@ def test_the_corpus_setup_links_the_shared_files(tmp_path, monkeypatch):
 
 def test_without_the_setup_the_folder_is_empty(tmp_path, monkeypatch):
     run_page("```console\n$ ls -A | wc -l\n0\n```\n", "page.md", tmp_path, monkeypatch)
+
+
+def test_output_before_any_command_is_an_error_naming_the_line(tmp_path, monkeypatch):
+    with pytest.raises(pytest.fail.Exception) as failed:
+        run_page("Text.\n\n```console\nhello\n$ true\n```\n", "page.md", tmp_path, monkeypatch)
+    assert str(failed.value) == "page.md:4: output before any `$ ` command: 'hello'"
