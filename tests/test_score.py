@@ -279,7 +279,7 @@ def test_better_everywhere_gives_a_positive_interval():
 
 
 def test_the_bootstrap_is_the_documented_procedure():
-    """Redone here as the README states it: Random(seed).choices(range(D), k=D) per
+    """Redone here as docs/design.md states it: Random(seed).choices(range(D), k=D) per
     resample, (B right - A right) / turns over the dialogs drawn, the (k+1)-th smallest and
     largest with k = floor(0.025 N), the share of differences <= 0."""
     sizes = [1, 2, 3, 2, 4]

@@ -42,7 +42,7 @@ class Holds:
     calls: bool = True
 
 
-# What each official download holds (see the README's "Getting DSTC2").
+# What each official download holds (see docs/building.md, "Getting DSTC2").
 OFFICIAL = {
     "dstc2_traindev": Holds(frozenset({"train", "dev"}), ontology=True),
     "dstc2_test": Holds(frozenset({"test"}), ontology=False),
