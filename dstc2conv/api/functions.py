@@ -41,10 +41,10 @@ def read(path: Path) -> list[Dialog]:
 def write(dialogs: Iterable[Dialog], path: Path) -> None:
     """Write dialogs as a task-6 file, whole or not at all (written beside, then renamed).
 
-    Every line is checked first, so that the file reads back as the same dialogs: no tab
-    or line break in an utterance, context lines that are result facts (``name R_attr
-    value``) or ``api_call no result``, no dialog without lines. The error names the line
-    of the file that would have been written, and the dialog (from 1).
+    Every line is checked first, so that the file reads back as the same dialogs: no tab,
+    line break or byte-order mark in an utterance, context lines that are result facts
+    (``name R_attr value``) or ``api_call no result``, no dialog without lines. The error
+    names the line of the file that would have been written, and the dialog (from 1).
     """
     from ..files import write_text_atomic
     from ..task6.format import serialize
@@ -67,7 +67,7 @@ def _check_dialogs(dialogs: list, path: str) -> None:
             lineno += 1
             if isinstance(line, Exchange):
                 for role, text in (("user", line.user), ("bot", line.bot)):
-                    bad = next((c for c in ("\t", "\n", "\r") if c in text), None)
+                    bad = next((c for c in ("\t", "\n", "\r", "\ufeff") if c in text), None)
                     if bad is not None:
                         raise Dstc2ConvError(f"dialog {number}: a {bad!r} in the {role} utterance {text[:60]!r}",
                                              path, lineno)
