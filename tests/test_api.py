@@ -178,6 +178,7 @@ def test_predict_names_the_rule_of_each_prediction_as_rules_predict_writes_them(
         ("greet", GREETING), (None, ""), (None, ""), ("bye", "you are welcome"), ("greet", GREETING),
         ("bye", "you are welcome")]
     assert dstc2conv.predict(rules_path, dstc2conv.turns(data)) == predictions
+    assert dstc2conv.predict(rules, dstc2conv.read(data)) == predictions
     assert cli(["rules", "predict", "--rules", rules_path, "--data", data, "--out", tmp_path / "p.txt"], capsys)[0] == 0
     assert (tmp_path / "p.txt").read_text().split("\n")[:-1] == [p.text for p in predictions]
 
@@ -311,9 +312,16 @@ def test_rules_report_holds_the_tables_of_the_command(tiny_with_manifest, tmp_pa
     assert top["rules"].iloc[0].tolist() == report["rules"].iloc[0, :4].tolist()
 
 
-def test_rules_report_by_system_needs_a_manifest(tiny):
+def test_rules_report_by_system_needs_a_manifest_and_only_it_reads_one(tiny):
+    rules = dstc2conv.load_rules()
     with pytest.raises(dstc2conv.Dstc2ConvError, match="by_system needs the build's manifest.json"):
-        dstc2conv.rules_report(dstc2conv.load_rules(), tiny, by_system=True)
+        dstc2conv.rules_report(rules, tiny, by_system=True)
+    with pytest.raises(dstc2conv.Dstc2ConvError, match=re.escape("manifest= is for by_system=True")):
+        dstc2conv.rules_report(rules, tiny, manifest=tiny.parent / "manifest.json")
+    (tiny.parent / "manifest.json").write_text("not JSON")     # not read without by_system
+    assert len(dstc2conv.rules_report(rules, tiny)["rules"])
+    with pytest.raises(dstc2conv.Dstc2ConvError, match="the manifest is not valid JSON"):
+        dstc2conv.rules_report(rules, tiny, by_system=True)
 
 
 # ---------------------------------------------------------------- pandas missing

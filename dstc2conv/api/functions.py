@@ -138,16 +138,23 @@ def load_rules(path: Path | None = None) -> RuleSet:
     return load(path)
 
 
-def predict(rules: RuleSet | Path, data: Path | Sequence[BotTurn]) -> list[Prediction]:
-    """The rule baseline's prediction for every bot turn of ``data`` (a task-6 file, or
-    its ``turns``), each with the id of the rule that made it (``text``, ``rule``; rule
-    None and text empty where no rule answers). ``rules``: a ``load_rules`` result or a
-    rule file."""
+def predict(rules: RuleSet | Path, data: Path | Sequence[Dialog] | Sequence[BotTurn]) -> list[Prediction]:
+    """The rule baseline's prediction for every bot turn of ``data`` (a task-6 file, its
+    dialogs or its ``turns``), each with the id of the rule that made it (``text``,
+    ``rule``; rule None and text empty where no rule answers). ``rules``: a
+    ``load_rules`` result or a rule file."""
     from ..baseline.engine import Compiled
     from ..baseline.engine import predict as run
+    from ..task6.format import Dialog
 
     ruleset = rules if not isinstance(rules, (str, os.PathLike)) else load_rules(rules)
-    return run(Compiled(ruleset), turns(data) if isinstance(data, (str, os.PathLike)) else list(data))
+    if isinstance(data, (str, os.PathLike)):
+        bot_turns = turns(data)
+    else:
+        bot_turns = list(data)
+        if bot_turns and isinstance(bot_turns[0], Dialog):
+            bot_turns = turns(bot_turns)
+    return run(Compiled(ruleset), bot_turns)
 
 
 def rules_report(rules: RuleSet | Path, data: Path, *, top: int | None = None, by_system: bool = False,
@@ -165,14 +172,18 @@ def rules_report(rules: RuleSet | Path, data: Path, *, top: int | None = None, b
     pandas_module()   # before the work: without pandas, say so at once
     if top is not None and top < 1:
         raise Dstc2ConvError(f"top={top}: give 1 or more, or None for every row")
+    if manifest is not None and not by_system:
+        raise Dstc2ConvError("manifest= is for by_system=True")
     ruleset = rules if not isinstance(rules, (str, os.PathLike)) else load_rules(rules)
-    dialogs, bot_turns, systems = _read_with_systems(data, manifest)
     per_turn = None
     if by_system:
+        _, bot_turns, systems = _read_with_systems(data, manifest)
         if systems is None:
             raise Dstc2ConvError("by_system needs the build's manifest.json beside the data file (listing it), "
                                  "or manifest=", os.fspath(data))
         per_turn = [systems[t.dialog] for t in bot_turns]
+    else:
+        bot_turns = turns(data)
     compiled = Compiled(ruleset)
     found = tables(run(compiled, bot_turns), bot_turns, compiled, top=top, systems=per_turn)
     return {table.name: report_frame(table) for table in found}
