@@ -15,8 +15,6 @@ if TYPE_CHECKING:
     from ..task6.turns import BotTurn
 
 INSTALL = "pip install 'dstc2conv[pandas]'"
-TURN_COLUMNS = ("dialog", "turn", "line", "system", "kind", "user", "gold")
-PREDICTION_COLUMNS = ("prediction", "rule", "correct")
 
 
 def pandas_module():
