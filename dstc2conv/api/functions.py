@@ -1,6 +1,6 @@
 """The functions ``import dstc2conv`` offers: read and write task-6 files and walk their
 bot turns, build, compare, load rules and predict, score; and the tables (pandas
-DataFrames, ``tables``) of turns, scores and the rules report.
+DataFrames, ``frames``) of turns, scores and the rules report.
 
 They stand on top of the pipeline and do what the commands do, with the same options
 and the same figures; bad input raises the ``Dstc2ConvError`` the command would print.
@@ -167,7 +167,7 @@ def rules_report(rules: RuleSet | Path, data: Path, *, top: int | None = None, b
     from ..baseline.engine import Compiled
     from ..baseline.engine import predict as run
     from ..baseline.report import tables
-    from .tables import pandas_module, report_frame
+    from .frames import pandas_module, report_frame
 
     pandas_module()   # before the work: without pandas, say so at once
     if top is not None and top < 1:
@@ -220,7 +220,7 @@ class ScoreResult:
         """Responses, correct ones and per-response accuracy per kind of gold response
         (indexed by kind, the kinds that occur in the registry's order)."""
         from ..evaluate.responses import by_kind
-        from .tables import parts_frame
+        from .frames import parts_frame
 
         return parts_frame(by_kind(self.outcomes, self.turns), "kind")
 
@@ -228,7 +228,7 @@ class ScoreResult:
         """The score of each DSTC2 dialog system (indexed by system, in name order); an
         error when no manifest names the systems."""
         from ..evaluate.responses import by_system
-        from .tables import pandas_module, parts_frame
+        from .frames import pandas_module, parts_frame
 
         pandas_module()
         if self.systems is None:
@@ -239,7 +239,7 @@ class ScoreResult:
     def turns_table(self) -> pandas.DataFrame:
         """One row per bot turn: dialog, turn, line, system, kind, user, gold, prediction,
         rule, correct."""
-        from .tables import turns_frame
+        from .frames import turns_frame
 
         return turns_frame(self.turns, self.systems, self.predictions, self.rules, {"correct": self.outcomes})
 
@@ -283,7 +283,7 @@ def turns_table(data: Path, predictions: Path | Sequence[str] | Sequence[Predict
     """The bot turns of a task-6 file as a DataFrame, one row each: dialog, turn (both from
     1), line, system (None without a manifest), kind (of the gold response), user, gold;
     with ``predictions`` (as ``score`` takes them), also prediction, rule and correct."""
-    from .tables import pandas_module, turns_frame
+    from .frames import pandas_module, turns_frame
 
     pandas_module()
     if predictions is not None:
