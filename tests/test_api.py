@@ -240,7 +240,7 @@ def test_turns_table(tiny_with_manifest):
         [1, 1, 1, "S0", "greeting"], [1, 2, 2, "S0", "api_call"], [1, 3, 5, "S0", "offer"],
         [1, 4, 6, "S0", "closing"], [2, 1, 8, "S1", "greeting"], [2, 2, 9, "S1", "closing"]]
     assert table["user"].tolist()[:2] == ["<SILENCE>", "thai food"]
-    scored = dstc2conv.turns_table(tiny_with_manifest, PREDICTIONS)
+    scored = dstc2conv.score(PREDICTIONS, tiny_with_manifest).turns_table()
     assert scored.columns.tolist()[7:] == ["prediction", "rule", "correct"]
     assert scored["correct"].tolist() == [True, True, False, True, False, True]
     assert scored["prediction"].tolist() == PREDICTIONS

@@ -278,16 +278,13 @@ def score(predictions: Path | Sequence[str] | Sequence[Prediction], ref: Path, *
     return ScoreResult(ref, total, tuple(bot_turns), tuple(texts), rules, outcomes, systems)
 
 
-def turns_table(data: Path, predictions: Path | Sequence[str] | Sequence[Prediction] | None = None, *,
-                manifest: Path | None = None) -> pandas.DataFrame:
+def turns_table(data: Path, *, manifest: Path | None = None) -> pandas.DataFrame:
     """The bot turns of a task-6 file as a DataFrame, one row each: dialog, turn (both from
-    1), line, system (None without a manifest), kind (of the gold response), user, gold;
-    with ``predictions`` (as ``score`` takes them), also prediction, rule and correct."""
+    1), line, system (None without a manifest), kind (of the gold response), user, gold.
+    With predictions: ``score(...).turns_table()``."""
     from .frames import pandas_module, turns_frame
 
     pandas_module()
-    if predictions is not None:
-        return score(predictions, data, manifest=manifest).turns_table()
     _, bot_turns, systems = _read_with_systems(data, manifest)
     return turns_frame(bot_turns, systems)
 
