@@ -26,12 +26,12 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-from dstc2conv.build.pipeline import split_sessions
+from dstc2conv.build.partition import split_sessions
 from dstc2conv.convert import apicall
 from dstc2conv.convert.dialogs import convert_call
 from dstc2conv.convert.kb import KB, read_kb, underscore
 from dstc2conv.convert.lexicon import make_lexicon
-from dstc2conv.dstc2.calls import read_source
+from dstc2conv.dstc2.archive import read_source
 from dstc2conv.dstc2.ontology import Dstc2Ontology
 from dstc2conv.evaluate.align import compare_views
 from dstc2conv.evaluate.views import view

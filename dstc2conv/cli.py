@@ -1,4 +1,4 @@
-"""The command line: ``dstc2conv build | compare | stats | rules ... | ir ... | score``.
+"""The command line: ``dstc2conv build | compare | stats | rules ... | ir ... | score | export ...``.
 
 Exit codes: 0 success, 1 a comparison or check found differences/problems,
 2 bad input or usage (the message names the file, the line or turn, and what is wrong),
@@ -154,6 +154,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .evaluate.score_cli import add_parser as add_score_parser
 
     add_score_parser(sub)
+    from .exports.cli import add_parser as add_export_parser
+
+    add_export_parser(sub)
     return parser
 
 

@@ -1,16 +1,15 @@
 """The Python API (``import dstc2conv``, dstc2conv/api/): each function against the command
 it stands for, run in the same test; the pandas tables and their figures, worked out by
-hand on tiny files; the errors; the lazy imports; and the examples of docs/api.md."""
+hand on tiny files; the errors; the lazy imports. (The examples of docs/api.md run in
+test_docs_examples.py.)"""
 from __future__ import annotations
 
 import csv
-import io
 import json
 import os
 import re
 import subprocess
 import sys
-from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from conftest import GOLDEN, REFERENCE, ROOT, need, write_rule_files
 
 import dstc2conv
 from dstc2conv.cli import run
+from dstc2conv.evaluate.tables import cell
 
 GREETING = ("Hello , welcome to the Cambridge restaurant system . You can ask for restaurants by area , "
             "price range or food type . How may I help you ?")
@@ -120,7 +120,8 @@ def test_build_writes_what_the_command_writes(tmp_path, monkeypatch, capsys):
     for path in result.written:
         assert Path(path).read_bytes() == (tmp_path / "command" / os.path.basename(path)).read_bytes()
     assert Path(result.written[0]).read_bytes() == (GOLDEN / "sample-tst.txt").read_bytes()
-    assert result.manifest == json.loads((tmp_path / "api" / "manifest.json").read_text())
+    assert result.manifest.to_json() == (tmp_path / "api" / "manifest.json").read_text()
+    assert result.manifest.files["dialog-babi-task6-dstc2-tst.txt"].split == "test"
 
 
 def test_build_passes_its_options_and_notes_on(tmp_path, monkeypatch):
@@ -128,7 +129,7 @@ def test_build_passes_its_options_and_notes_on(tmp_path, monkeypatch):
     notes = []
     result = dstc2conv.build(split="all", raw=str(ROOT / "tests" / "data" / "sample"), out=tmp_path / "o",
                              seed=3, jobs=1, log=notes.append)
-    assert result.manifest["seed"] == 3
+    assert result.manifest.settings.seed == 3
     assert {os.path.basename(p) for p in result.written} >= {"dialog-babi-task6-dstc2-trn.txt",
                                                              "dialog-babi-task6-dstc2-dev.txt"}
     assert any("dialogs" in note for note in notes)
@@ -204,9 +205,12 @@ def test_load_rules_raises_every_problem_of_a_bad_file(tmp_path):
 
 def test_score_by_hand(tiny_with_manifest):
     result = dstc2conv.score(PREDICTIONS, tiny_with_manifest)
-    assert (result.total.correct, result.total.responses) == (4, 6)
-    assert (result.total.dialogs_correct, result.total.dialogs) == (0, 2)
+    assert result.figures["accuracy"] == {"per_response": 4 / 6, "per_dialog": 0.0, "responses": 6, "correct": 4,
+                                          "dialogs": 2, "dialogs_correct": 0}
     assert result.per_response == pytest.approx(4 / 6) and result.per_dialog == 0.0
+    # the one api_call turn is right, spaces aside, and so is each of its slots
+    assert result.figures["api_call"] == {"accuracy": 1.0, "turns": 1, "correct": 1, "cuisine": 1.0,
+                                          "location": 1.0, "price": 1.0}
     by_kind = result.by_kind()
     assert by_kind.index.name == "kind"
     assert by_kind.to_dict("index") == {
@@ -223,14 +227,32 @@ def test_score_by_hand(tiny_with_manifest):
 def test_score_gives_the_figures_of_the_command(tiny_with_manifest, tmp_path, capsys):
     preds = tmp_path / "preds.txt"
     preds.write_text("\n".join(PREDICTIONS) + "\n")
-    code, out, _ = cli(["score", preds, tiny_with_manifest, "--json"], capsys)
-    assert code == 0
-    expected = json.loads(out)
-    for given in (preds, str(preds), PREDICTIONS):
-        result = dstc2conv.score(given, tiny_with_manifest)
-        assert result.total.to_dict() == {k: v for k, v in expected.items() if k not in ("by_kind", "by_system")}
-        assert result.by_kind().to_dict("index") == expected["by_kind"]
-        assert result.by_system().to_dict("index") == expected["by_system"]
+    for options in ([], ["--metrics", "accuracy,api_call"], ["--match", "lower"]):
+        code, out, _ = cli(["score", preds, tiny_with_manifest, "--json", *options], capsys)
+        assert code == 0
+        expected = json.loads(out)
+        keywords = {"metrics": ["accuracy", "api_call"]} if "--metrics" in options else {}
+        if "--match" in options:
+            keywords["match"] = "lower"
+        for given in (preds, str(preds), PREDICTIONS):
+            result = dstc2conv.score(given, tiny_with_manifest, **keywords)
+            assert result.to_dict() == expected
+            assert result.by_kind().to_dict("index") == expected["by_kind"]
+            assert result.by_system().to_dict("index") == expected["by_system"]
+
+
+def test_score_with_some_metrics_only(tiny):
+    result = dstc2conv.score(PREDICTIONS, tiny, metrics=["api_call"])
+    assert list(result.figures) == ["api_call"]
+    assert result.signature.split("|")[1:-1] == ["match:strip", "api_call"]
+    for figure in (lambda: result.per_response, result.by_kind):
+        with pytest.raises(dstc2conv.Dstc2ConvError, match="accuracy is not among the metrics scored"):
+            figure()
+    assert result.turns_table()["api_call_correct"].tolist() == [None, True, None, None, None, None]
+    with pytest.raises(dstc2conv.Dstc2ConvError, match="no metric 'blue' \\(did you mean bleu"):
+        dstc2conv.score(PREDICTIONS, tiny, metrics=["blue"])
+    with pytest.raises(TypeError, match="a list of metric names"):
+        dstc2conv.score(PREDICTIONS, tiny, metrics="bleu")
 
 
 def test_turns_table(tiny_with_manifest):
@@ -240,12 +262,18 @@ def test_turns_table(tiny_with_manifest):
         [1, 1, 1, "S0", "greeting"], [1, 2, 2, "S0", "api_call"], [1, 3, 5, "S0", "offer"],
         [1, 4, 6, "S0", "closing"], [2, 1, 8, "S1", "greeting"], [2, 2, 9, "S1", "closing"]]
     assert table["user"].tolist()[:2] == ["<SILENCE>", "thai food"]
-    scored = dstc2conv.score(PREDICTIONS, tiny_with_manifest).turns_table()
-    assert scored.columns.tolist()[7:] == ["prediction", "rule", "correct"]
+    result = dstc2conv.score(PREDICTIONS, tiny_with_manifest, metrics=["accuracy", "bleu", "api_call"])
+    scored = result.turns_table()
+    assert scored.columns.tolist()[7:] == ["prediction", "rule", "correct", "bleu_matched", "bleu_total",
+                                           "api_call_correct", "api_call_cuisine", "api_call_location",
+                                           "api_call_price"]
     assert scored["correct"].tolist() == [True, True, False, True, False, True]
     assert scored["prediction"].tolist() == PREDICTIONS
     assert scored["rule"].isna().all()
     assert scored.iloc[:, :7].equals(table)
+    # "you are welcome": 3 words, so 3, 2, 1 and 0 n-grams, every one of them matched
+    assert scored.loc[3, "bleu_matched"] == scored.loc[3, "bleu_total"] == [3, 2, 1, 0]
+    assert scored["api_call_price"].tolist() == [None, True, None, None, None, None]
 
 
 def test_turns_table_without_a_manifest_has_no_systems(tiny):
@@ -303,8 +331,7 @@ def test_rules_report_holds_the_tables_of_the_command(tiny_with_manifest, tmp_pa
         with open(tmp_path / "csv" / f"{name}.csv", newline="") as fh:
             rows = list(csv.reader(fh))
         assert frame.columns.tolist() == rows[0]
-        shown = [["" if v != v else f"{v:.3f}" if isinstance(v, float) else str(v) for v in row]   # NaN: no turns
-                 for row in frame.values.tolist()]
+        shown = [[cell(None if v != v else v, "") for v in row] for row in frame.values.tolist()]   # NaN: no turns
         assert shown == rows[1:]
     assert "S0 fired" in report["rules"].columns
     top = dstc2conv.rules_report(rules, tiny_with_manifest, top=1)
@@ -381,48 +408,10 @@ def test_a_notebook_scores_the_published_dev_file_as_the_command_does(tmp_path, 
     assert by_kind.to_dict("index") == expected["by_kind"]
     assert int(by_kind["responses"].sum()) == expected["responses"] == len(predictions)
     assert int(by_kind["correct"].sum()) == expected["correct"]
-    assert result.total.to_dict() == {k: v for k, v in expected.items() if k != "by_kind"}
+    assert result.to_dict() == expected
     code, text, _ = cli(["score", preds, dev], capsys)
     assert f"per-response accuracy  {result.per_response:.2%}" in text
     table = result.turns_table()
     assert len(table) == expected["responses"] and int(table["correct"].sum()) == expected["correct"]
     assert table.groupby("kind", sort=False)["correct"].sum().to_dict() == {
         kind: part["correct"] for kind, part in expected["by_kind"].items()}
-
-
-# ---------------------------------------------------------------- docs/api.md
-
-DOCS = ROOT / "docs" / "api.md"
-_BLOCK = re.compile(r"(<!-- no-run -->\n)?```(\w+)\n(.*?)```\n", re.S)
-
-
-def _matches(expected: list[str], got: list[str]) -> bool:
-    """The lines ``got`` as ``expected`` shows them, where a line ``...`` stands for any
-    number of lines."""
-    if not expected:
-        return not got
-    if expected[0] == "...":
-        return any(_matches(expected[1:], got[i:]) for i in range(len(got) + 1))
-    return bool(got) and got[0] == expected[0] and _matches(expected[1:], got[1:])
-
-
-def test_the_examples_of_the_api_page_run(tmp_path, monkeypatch):
-    """The python blocks of docs/api.md, run in order in one namespace in an empty
-    folder; each printing exactly what the text block after it shows."""
-    monkeypatch.chdir(tmp_path)
-    blocks = [(bool(m.group(1)), m.group(2), m.group(3)) for m in _BLOCK.finditer(DOCS.read_text())]
-    assert all(skip or lang in ("python", "text") for skip, lang, _ in blocks), "only python examples here"
-    namespace: dict = {}
-    ran = 0
-    for i, (skip, lang, code) in enumerate(blocks):
-        if skip or lang != "python":
-            continue
-        out = io.StringIO()
-        with redirect_stdout(out):
-            exec(compile(code, f"{DOCS}, block {i + 1}", "exec"), namespace)
-        ran += 1
-        if i + 1 < len(blocks) and blocks[i + 1][1] == "text":
-            got = out.getvalue().splitlines()
-            expected = blocks[i + 1][2].splitlines()
-            assert _matches(expected, got), f"block {i + 1}:\n" + "\n".join(got)
-    assert ran >= 8

@@ -9,7 +9,7 @@ from conftest import GOLDEN, SAMPLE
 
 from dstc2conv.build.pipeline import BuildOptions, build
 from dstc2conv.convert.dialogs import assign_ratings, merge_repeats
-from dstc2conv.dstc2.calls import read_source
+from dstc2conv.dstc2.archive import read_source
 from dstc2conv.task6 import format as task6
 
 
@@ -74,7 +74,7 @@ def test_dstc2_split_uses_the_flists(tmp_path):
     out = tmp_path / "o"
     build(BuildOptions(split="train", raw=(str(SAMPLE),), out=str(out), partition="dstc2"))
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["split"] == "dstc2"
+    assert manifest["partition"] == "dstc2"
     assert manifest["files"]["dialog-babi-task6-dstc2-trn.txt"]["dialogs"] == [
         "Mar13_S9A1/voip-sample00004-20260101_130000"]
 

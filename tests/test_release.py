@@ -180,7 +180,7 @@ def test_a_malformed_ontology_is_named(tmp_path, capsys, informable):
 
 
 def test_the_ontology_derived_from_the_calls():
-    from dstc2conv.dstc2.calls import read_source
+    from dstc2conv.dstc2.archive import read_source
     from dstc2conv.dstc2.ontology import Dstc2Ontology
 
     derived = Dstc2Ontology.from_calls(read_source(SAMPLE).calls.values())
@@ -202,7 +202,7 @@ def test_without_the_ontology_only_unmentioned_multiword_values_differ(kb_from):
     from dstc2conv.convert.dialogs import convert_call
     from dstc2conv.convert.kb import read_kb
     from dstc2conv.convert.lexicon import kb_ontology, make_lexicon
-    from dstc2conv.dstc2.calls import read_source
+    from dstc2conv.dstc2.archive import read_source
     from dstc2conv.dstc2.ontology import Dstc2Ontology
     from dstc2conv.task6.format import serialize
 
@@ -564,7 +564,7 @@ def test_workers_die_with_a_killed_build(tmp_path):
 def test_an_idle_worker_dies_with_a_killed_build():
     """A worker that has done its share and waits for work also stops with the build."""
     script = ("import concurrent.futures, multiprocessing, os, sys, time\n"
-              "from dstc2conv.dstc2.calls import _die_with\n"
+              "from dstc2conv.dstc2.workers import _die_with\n"
               "pool = concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context('fork'), "
               "initializer=_die_with, initargs=(os.getpid(),))\n"
               "print(pool.submit(os.getpid).result(), flush=True)\n"

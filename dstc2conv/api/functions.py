@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ..baseline.ruleset import RuleSet
     from ..build.pipeline import BuildResult
     from ..evaluate.fidelity import CompareReport
-    from ..evaluate.responses import Score
+    from ..evaluate.metrics import Scored
     from ..task6.format import Dialog
     from ..task6.turns import BotTurn
 
@@ -99,7 +99,7 @@ def build(*, split: str, raw: Path | Sequence[Path] = (), out: Path = "outputs",
           log: Callable[[str], None] | None = None, progress: Callable[[str], None] | None = None) -> BuildResult:
     """``dstc2conv build``, its options as keywords (``jobs`` None: the command's default,
     2 processes, or 1 on a one-core machine). Returns the written paths (``written``) and
-    the manifest (``manifest``, a dict). ``log`` and ``progress`` receive the notes and
+    the manifest (``manifest``; ``manifest.to_json()`` is the text of manifest.json). ``log`` and ``progress`` receive the notes and
     the progress lines the command prints on stderr; by default nothing is said."""
     from ..build.pipeline import BuildOptions
     from ..build.pipeline import build as run_build
@@ -193,70 +193,118 @@ def rules_report(rules: RuleSet | Path, data: Path, *, top: int | None = None, b
 
 @dataclass(frozen=True)
 class ScoreResult:
-    """The score of predictions on a task-6 file, as ``dstc2conv score`` gives it: per
-    response and per dialog (``total``), by response kind and by dialog system (tables),
-    and each turn with its prediction (``turns_table``)."""
+    """The score of predictions on a task-6 file, as ``dstc2conv score`` gives it: each
+    metric's figures (``figures``; ``to_dict()`` is the command's JSON), accuracy by
+    response kind and by dialog system (tables), and each turn with its prediction and
+    its per-turn figures (``turns_table``)."""
     ref: str
-    total: Score                                 # per_response, per_dialog, their counts, signature
+    signature: str
+    figures: dict                                # metric name -> its figures (evaluate.metrics)
     turns: tuple = field(repr=False)             # BotTurn, in file order
     predictions: tuple = field(repr=False)       # the predicted texts, one per turn
     rules: tuple | None = field(repr=False)      # the rule of each prediction, for the rule baseline's
-    outcomes: tuple = field(repr=False)          # whether each prediction is right
     systems: tuple | None = field(repr=False)    # each dialog's DSTC2 system, when a manifest names them
+    scored: Scored = field(repr=False)           # each metric's statistics per turn
 
     @property
     def per_response(self) -> float:
-        return self.total.per_response
+        return self._accuracy()["per_response"]
 
     @property
     def per_dialog(self) -> float:
-        return self.total.per_dialog
+        return self._accuracy()["per_dialog"]
 
     @property
-    def signature(self) -> str:
-        return self.total.signature
+    def outcomes(self) -> list[bool]:
+        """Whether each prediction is right (as ``match`` says)."""
+        return self.scored.outcomes
+
+    def _accuracy(self) -> dict:
+        if "accuracy" not in self.figures:
+            raise Dstc2ConvError("accuracy is not among the metrics scored: add it to metrics=", self.ref)
+        return self.figures["accuracy"]
+
+    def _by_system(self) -> dict | None:
+        from ..evaluate.responses import by_system
+
+        if self.systems is None:
+            return None
+        self._accuracy()
+        return by_system(self.outcomes, self.turns, self.systems)
+
+    def to_dict(self) -> dict:
+        """What ``dstc2conv score PREDS REF --json`` prints."""
+        from ..evaluate.responses import by_kind
+        from ..evaluate.score_output import as_dict, parts
+
+        systems = self._by_system() if "accuracy" in self.figures else None
+        out = as_dict(self.figures, self.signature, None if systems is None else parts(systems))
+        if "accuracy" in self.figures:
+            out["by_kind"] = parts(by_kind(self.outcomes, self.turns))
+        return out
 
     def by_kind(self) -> pandas.DataFrame:
         """Responses, correct ones and per-response accuracy per kind of gold response
         (indexed by kind, the kinds that occur in the registry's order)."""
         from ..evaluate.responses import by_kind
-        from .frames import parts_frame
-
-        return parts_frame(by_kind(self.outcomes, self.turns), "kind")
-
-    def by_system(self) -> pandas.DataFrame:
-        """The score of each DSTC2 dialog system (indexed by system, in name order); an
-        error when no manifest names the systems."""
-        from ..evaluate.responses import by_system
         from .frames import pandas_module, parts_frame
 
         pandas_module()
-        if self.systems is None:
+        self._accuracy()
+        return parts_frame(by_kind(self.outcomes, self.turns), "kind")
+
+    def by_system(self) -> pandas.DataFrame:
+        """Accuracy per DSTC2 dialog system (indexed by system, in name order); an error
+        when no manifest names the systems."""
+        from .frames import pandas_module, parts_frame
+
+        pandas_module()
+        systems = self._by_system()
+        if systems is None:
             raise Dstc2ConvError("no manifest names the dialog systems of the file: give score(..., manifest=) "
                                  "the build's manifest.json", self.ref)
-        return parts_frame(by_system(self.outcomes, self.turns, self.systems), "system")
+        return parts_frame(systems, "system")
 
     def turns_table(self) -> pandas.DataFrame:
         """One row per bot turn: dialog, turn, line, system, kind, user, gold, prediction,
-        rule, correct."""
-        from .frames import turns_frame
+        rule, correct, then the per-turn columns of the other metrics scored (as
+        ``dstc2conv score --turns`` writes them)."""
+        from .frames import pandas_module, turns_frame
 
-        return turns_frame(self.turns, self.systems, self.predictions, self.rules, {"correct": self.outcomes})
+        pandas_module()
+        columns: dict[str, list] = {"correct": list(self.outcomes)}
+        for i in range(len(self.turns)):
+            for name, value in self.scored.turn_columns(i).items():
+                if name != "correct":
+                    columns.setdefault(name, []).append(value)
+        return turns_frame(self.turns, self.systems, self.predictions, self.rules, columns)
 
 
 def score(predictions: Path | Sequence[str] | Sequence[Prediction], ref: Path, *,
+          metrics: Sequence[str] | None = None, match: str = "strip", kb: Path | None = None,
           manifest: Path | None = None) -> ScoreResult:
     """``dstc2conv score PREDS REF``: ``predictions`` is a predictions file (one bot
     utterance a line), or the predictions themselves (texts, or ``predict``'s results,
     whose rules then show in ``turns_table``), one per bot turn of ``ref``, in order.
-    ``manifest``: the build's manifest.json, for each dialog's system (default: the one
-    beside ``ref``, if it lists the file)."""
-    from ..baseline.engine import Prediction
-    from ..evaluate import responses as r
-    from ..files import sha256_file
 
+    ``metrics``: the names of the metrics to score (``dstc2conv score --list-metrics``;
+    default: every one that text predictions allow, those needing the KB when there is
+    one); ``match``: when a prediction is right (strip, lower or template); ``kb``: the
+    KB file (default: the build's beside its manifest, else the published KB shipped with
+    dstc2conv, else the KB file beside ``ref``); ``manifest``: the build's manifest.json,
+    for each dialog's system (default: the one beside ``ref``, if it lists the file)."""
+    from ..baseline.engine import Prediction
+    from ..evaluate import metrics as m
+    from ..evaluate import responses as r
+    from ..evaluate.entities import find_kb
+    from ..evaluate.sessions import read_sessions
+    from ..files import sha256_file
+    from ..task6.turns import read_file
+
+    if isinstance(metrics, str):
+        raise TypeError("metrics: give a list of metric names, e.g. ['accuracy', 'bleu']")
     ref = os.fspath(ref)
-    _, bot_turns, systems = _read_with_systems(ref, manifest)
+    dialogs, bot_turns = read_file(ref)
     rules = None
     if isinstance(predictions, (str, os.PathLike)):
         path = os.fspath(predictions)
@@ -273,9 +321,12 @@ def score(predictions: Path | Sequence[str] | Sequence[Prediction], ref: Path, *
         if len(texts) != len(bot_turns):
             raise Dstc2ConvError(f"{len(texts)} predictions for {len(bot_turns)} bot turns: give one prediction "
                                  "per bot turn, in order", ref)
-    outcomes = tuple(r.outcomes(texts, bot_turns))
-    total = r.score(outcomes, bot_turns, r.signature(sha256_file(ref)))
-    return ScoreResult(ref, total, tuple(bot_turns), tuple(texts), rules, outcomes, systems)
+    sessions = read_sessions(ref, len(dialogs), manifest)
+    entity_kb = find_kb(kb, ref, sessions)
+    names = m.choose(None if metrics is None else ",".join(metrics), "text", entity_kb is not None)
+    scored = m.compute(m.Inputs(tuple(bot_turns), texts, "text", None, match, entity_kb), names)
+    return ScoreResult(ref, m.signature(sha256_file(ref), [], scored.inputs, names), scored.figures,
+                       tuple(bot_turns), texts, rules, None if sessions is None else sessions.systems, scored)
 
 
 def turns_table(data: Path, *, manifest: Path | None = None) -> pandas.DataFrame:

@@ -123,10 +123,12 @@ def _cmd_score(args) -> int:
 
 
 def _print_score(args, now, systems, change, turns, predictions, seconds) -> None:
+    from ..evaluate.score_output import parts, score_lines
+
     if args.json:
         out = now.to_dict()
         if systems is not None:
-            out["by_system"] = {name: _parts(part) for name, part in systems.items()}
+            out["by_system"] = parts(systems)
         out["turns_per_second"] = round(len(turns) / seconds) if seconds else None
         if change is not None:
             out["previous"] = change.previous.to_dict()
@@ -136,12 +138,7 @@ def _print_score(args, now, systems, change, turns, predictions, seconds) -> Non
                              "now": predictions[i].text, "now_rule": predictions[i].rule} for i in positions]
         print(json.dumps(out, indent=2))
         return
-    print(f"per-response accuracy  {now.per_response:.2%}  ({now.correct}/{now.responses})")
-    print(f"per-dialog accuracy    {now.per_dialog:.2%}  ({now.dialogs_correct}/{now.dialogs})")
-    print(f"signature              {now.signature}")
-    for name, part in (systems or {}).items():
-        print(f"system {name:<15} {part.per_response:.2%}  ({part.correct}/{part.responses}) per response, "
-              f"{part.per_dialog:.2%}  ({part.dialogs_correct}/{part.dialogs}) per dialog")
+    print("\n".join(score_lines({"accuracy": now.to_dict()}, now.signature, parts(systems) if systems else None)))
     if change is not None:
         delta = now.per_response - change.previous.per_response
         print(f"since the last score   {delta:+.2%} per response "
@@ -153,11 +150,6 @@ def _print_score(args, now, systems, change, turns, predictions, seconds) -> Non
                       f"was: {b.text!r} ({b.rule or 'no rule'})  now: {p.text!r} ({p.rule or 'no rule'})")
             if len(positions) > args.flips:
                 print(f"  ... and {len(positions) - args.flips} more {label} (--flips N shows more)")
-
-
-def _parts(part) -> dict:
-    """A part's score, without the signature (the whole's)."""
-    return {key: value for key, value in part.to_dict().items() if key != "signature"}
 
 
 def _where(turn) -> str:

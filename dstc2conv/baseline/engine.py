@@ -18,15 +18,14 @@ from operator import methodcaller
 
 from ..task6.format import NO_RESULT, RATING, Fact, is_api_call
 from ..task6.turns import BotTurn
-from .conditions import DONTCARE, FIELD_RE, SLOTS, Env, pattern_regex, predicates
+from ..task6.vocabulary import DONTCARE, PLACEHOLDERS, SLOTS
+from .conditions import EMPTY, FIELD_RE, Env, pattern_regex, predicates
 from .ruleset import Rule, RuleSet
-
-# slot -> the result lines' attribute of it, which is also its placeholder in an api_call
-ATTRIBUTE_OF = {"food": "R_cuisine", "area": "R_location", "price": "R_price"}
 
 
 class State:
-    """What the engine knows at a bot turn (mutable within one dialog only)."""
+    """What the engine knows at a bot turn (mutable within one dialog only). The slots
+are attributes named as rule files name them (``vocabulary.RULE_SLOTS``)."""
     __slots__ = ("food", "area", "price", "results", "offered", "current", "last_call", "called",
                  "prev_bot", "prev_matches", "said", "turn", "changed", "upcoming", "flags", "history", "wording")
 
@@ -49,7 +48,7 @@ class State:
 
     def call_text(self) -> str:
         return "api_call " + " ".join(
-            v if v not in (None, DONTCARE) else ATTRIBUTE_OF[s] for s, v in zip(SLOTS, self.values()))
+            v if v not in EMPTY else placeholder for placeholder, v in zip(PLACEHOLDERS, self.values()))
 
     def values(self) -> tuple:
         return (self.food, self.area, self.price)
@@ -163,12 +162,12 @@ class Compiled:
         if restaurant is not None:
             attrs = state.results.get(restaurant, {})
             fields["name"] = restaurant
-            for slot, attribute in ATTRIBUTE_OF.items():
-                fields[slot] = attrs.get(attribute)
+            for slot in SLOTS:
+                fields[slot.rule] = attrs.get(slot.attribute)
         else:
             for slot in SLOTS:
-                value = getattr(state, slot)
-                fields[slot] = None if value == DONTCARE else value
+                value = getattr(state, slot.rule)
+                fields[slot.rule] = None if value == DONTCARE else value
         if any(fields.get(field) is None for field in FIELD_RE.findall(template)):
             return None
         if restaurant in self.spaced:
@@ -213,10 +212,10 @@ def observe(state: State, turn: BotTurn, gold: str | None = None) -> None:
         parts = gold.split()[1:]
         if len(parts) == 3:
             for slot, value in zip(SLOTS, parts):
-                if value != ATTRIBUTE_OF[slot]:
-                    setattr(state, slot, value)
-                elif getattr(state, slot) != DONTCARE:
-                    setattr(state, slot, None)
+                if value != slot.attribute:
+                    setattr(state, slot.rule, value)
+                elif getattr(state, slot.rule) != DONTCARE:
+                    setattr(state, slot.rule, None)
         state.last_call = gold
         state.called = True
         state.results = {}

@@ -32,13 +32,13 @@ import yaml
 
 from ..errors import Dstc2ConvError
 from ..files import read_bytes
+from ..task6.vocabulary import DONTCARE, RULE_SLOTS
 from .conditions import (
     COMBINATORS,
     CONDITIONS,
     FIELD_RE,
     FLAG_CHOICE,
     FLAG_RE,
-    SLOTS,
     TOO_SLOW,
     Check,
     Combine,
@@ -48,9 +48,9 @@ from .conditions import (
 )
 from .problems import Problem, RuleFileError, show
 
-FIELDS = ("name", "food", "area", "price")
+FIELDS = ("name", *RULE_SLOTS)
 TOP_KEYS = {"ontology", "patterns", "rules"}
-ONTOLOGY_KEYS = {"food", "area", "price", "served", "synonyms", "spaced_names"}
+ONTOLOGY_KEYS = {*RULE_SLOTS, "served", "synonyms", "spaced_names"}
 RULE_KEYS = {"id", "priority", "enabled", "when", "say", "api_call", "offer", "set", "mark", "note"}
 LIKE = ("prev_bot",)        # what ``say: {like: ...}`` may name
 ALIAS_LIMIT = 10_000        # YAML nodes that aliases may bring into one file, in all
@@ -327,14 +327,14 @@ def load_ontology(path: str) -> RuleOntology:
     raw = read_bytes(path)
     data = _load_yaml(_decode(raw, path), path, bad)
     if not isinstance(data, _Map):
-        raise RuleFileError([Problem(path, 1, "an ontology file is a mapping with food, area, price "
+        raise RuleFileError([Problem(path, 1, f"an ontology file is a mapping with {', '.join(RULE_SLOTS)} "
                                               "(and synonyms, served)")])
     for key in data:
         if key not in ONTOLOGY_KEYS:
             bad(f"unknown key {key!r} (known: {', '.join(sorted(ONTOLOGY_KEYS))})", data.key_lines[key])
     values: dict[str, tuple] = {}
     phrases: dict[str, tuple[str, str]] = {}
-    for slot in SLOTS:
+    for slot in RULE_SLOTS:
         items, wrong = _strings(data.get(slot), f"{slot!r}")
         if wrong or isinstance(data.get(slot), str):
             bad(wrong or f"{slot!r} takes a list of values", data.key_lines.get(slot, data.line))
@@ -350,8 +350,8 @@ def load_ontology(path: str) -> RuleOntology:
         synonyms = None
     for slot, table in (synonyms or {}).items():
         line = synonyms.key_lines[slot]
-        if slot not in SLOTS:
-            bad(f"synonyms: unknown slot {slot!r} (slots: food, area, price)", line)
+        if slot not in RULE_SLOTS:
+            bad(f"synonyms: unknown slot {slot!r} (slots: {', '.join(RULE_SLOTS)})", line)
             continue
         if not isinstance(table, _Map):
             bad(f"synonyms: {slot!r} takes a mapping of phrases to values, not {show(table)}", line)
@@ -396,7 +396,7 @@ def _when(node: Any, patterns: dict, rule_id: str | None, bad: _Collect, depth: 
     of its own."""
     nodes, ok = [], True
     moved = {key: migration(key, value) for key, value in node.items() if isinstance(key, str)}
-    negations = sum(1 for key, message in moved.items() if key == "not" or message and "write not:" in message)
+    negations = sum(1 for key, found in moved.items() if key == "not" or found and found.negated)
     for key, value in node.items():
         at = node.key_lines[key]
         if key in COMBINATORS:
@@ -406,8 +406,8 @@ def _when(node: Any, patterns: dict, rule_id: str | None, bad: _Collect, depth: 
             continue
         if moved.get(key):
             more = " (with the other negation of this 'when', as one not: {any: [{...}, {...}]})" \
-                if negations > 1 and "write not:" in moved[key] else ""
-            bad(moved[key] + more, at, rule_id)
+                if negations > 1 and moved[key].negated else ""
+            bad(moved[key].message + more, at, rule_id)
             ok = False
             continue
         entry = CONDITIONS.get(key) if isinstance(key, str) else None
@@ -541,11 +541,11 @@ def _rule(item: Any, index: int, line: int, patterns: dict, ontology: RuleOntolo
         bad(f"'set' must be a mapping of slots to values, not {show(sets)}", at("set"), rule_id)
         sets = {}
     for slot, value in sets.items():
-        if slot not in SLOTS:
-            bad(f"'set': unknown slot {show(slot)} (slots: food, area, price)", at("set"), rule_id)
+        if slot not in RULE_SLOTS:
+            bad(f"'set': unknown slot {show(slot)} (slots: {', '.join(RULE_SLOTS)})", at("set"), rule_id)
         elif value is not None and not isinstance(value, str):
             bad(f"'set': {slot} takes a value, dontcare or null, not {show(value)}", at("set"), rule_id)
-        elif value not in ("dontcare", None) and ontology is not None and value not in ontology.values[slot]:
+        elif value not in (DONTCARE, None) and ontology is not None and value not in ontology.values[slot]:
             bad(f"'set': {value!r} is not {'an' if slot[0] in 'aeiou' else 'a'} {slot} value (or dontcare, null)",
                 at("set"), rule_id)
     marks = item.get("mark")

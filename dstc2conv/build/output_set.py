@@ -16,6 +16,7 @@ import os
 import shutil
 
 from ..errors import Dstc2ConvError
+from .manifest import MANIFEST
 
 try:  # POSIX: lock the output folder while a build uses it
     import fcntl
@@ -24,7 +25,6 @@ except ImportError:  # pragma: no cover - Windows: no lock
 
 BUILD_PREFIX = ".dstc2conv-build-"
 COMMIT = "COMMIT"
-MANIFEST = "manifest.json"
 
 
 def _error(exc: OSError, path: str, doing: str) -> Dstc2ConvError:

@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import Dstc2ConvError
-from .calls import FLISTS, ONTOLOGY, Calls, Source, read_ontology, read_source
+from .archive import FLISTS, ONTOLOGY, Source, read_ontology, read_source
 from .ontology import Dstc2Ontology
+from .workers import Calls
 
 DEFAULT_RAW_DIR = "data_raw"
 TARBALL_ENDINGS = (".tar.gz", ".tgz", ".tar")
@@ -238,9 +239,10 @@ def download_for(split: str) -> str:
     return next(f"{name}.tar.gz" for name, h in OFFICIAL.items() if h.calls and needed_flists(split) <= h.flists)
 
 
-def held_splits(inputs: Inputs, splits: tuple[str, ...]) -> tuple[str, ...]:
+def held_splits(inputs: Inputs, splits: tuple[str, ...], every: bool = False) -> tuple[str, ...]:
     """The splits, of those asked for, whose flists and calls the inputs hold. A split
-    asked for alone (not ``all``) that they do not hold is an error saying what is missing."""
+    asked for alone (not ``every``, as by ``--split all``) that they do not hold is an
+    error saying what is missing."""
     held = []
     for split in splits:
         missing_flists = sorted(needed_flists(split) - set(inputs.flists))
@@ -250,7 +252,7 @@ def held_splits(inputs: Inputs, splits: tuple[str, ...]) -> tuple[str, ...]:
         if not missing_flists and not absent:
             held.append(split)
             continue
-        if len(splits) == 3 and (missing_flists or len(absent) == len(named)):
+        if every and (missing_flists or len(absent) == len(named)):
             continue  # --split all: not in these inputs
         read = [path for path, taken in inputs.used if taken]
         unread = [path for path, taken in inputs.used if not taken]

@@ -7,8 +7,8 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
-from ..convert.kb import ATTRIBUTES
-from ..task6.format import RATING, Context, Dialog, Fact
+from ..task6.format import RATING, Fact
+from ..task6.vocabulary import ATTRIBUTES
 from .views import View, blank_rating
 
 # Kinds of difference, in report order.
@@ -50,7 +50,7 @@ def file_facts(views: list[View]) -> dict[str, dict[str, tuple[str, ...]]]:
     """name -> attribute -> the distinct values the file's result lines give it."""
     facts: dict[str, dict[str, set]] = {}
     for v in views:
-        for lines in (v.lead, *(t.block for t in v.turns)):
+        for lines in (v.lead, *(t.context for t in v.turns)):
             for line in lines:
                 fact = Fact.match(line)
                 if fact is not None and fact.attribute != RATING:
@@ -145,8 +145,8 @@ class Accounting:
 class DiffSite:
     """A differing pair of dialogs, for showing as a unified diff."""
     index: int                # position, from 1
-    ours: Dialog | None
-    ref: Dialog | None
+    ours: View | None
+    ref: View | None
     session: str | None
 
     def diff(self, ours_path: str, ref_path: str) -> str:
@@ -164,26 +164,20 @@ class DiffSite:
 
     def to_dict(self, ours_path: str, ref_path: str) -> dict:
         return {"dialog": self.index, "session": self.session,
-                "ours_line": self.ours.start_line if self.ours else None,
-                "ref_line": self.ref.start_line if self.ref else None,
+                "ours_line": self.ours.start if self.ours else None,
+                "ref_line": self.ref.start if self.ref else None,
                 "diff": self.diff(ours_path, ref_path)}
 
 
-def _display(dialog: Dialog | None) -> tuple[list[str], int]:
+def _display(v: View | None) -> tuple[list[str], int]:
     """A dialog's lines without their numbers, each result block sorted with ratings blanked."""
-    if dialog is None:
+    if v is None:
         return [], 0
-    out: list[str] = []
-    block: list[str] = []
-    for line in dialog.lines:
-        if isinstance(line, Context):
-            block.append(blank_rating(line.text))
-            continue
-        out.extend(sorted(block))
-        block = []
-        out.append(f"{line.user}\t{line.bot}")
-    out.extend(sorted(block))
-    return out, dialog.start_line
+    out = sorted(blank_rating(line) for line in v.lead)
+    for t in v.turns:
+        out.append(f"{t.user}\t{t.gold}")
+        out.extend(sorted(blank_rating(line) for line in t.context))
+    return out, v.start
 
 
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
