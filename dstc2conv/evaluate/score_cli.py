@@ -51,12 +51,6 @@ def _load(path: str, name: str, args, turns) -> System:
     return System(name, path, "text", predictions, None)
 
 
-def _kb(args, sessions):
-    from .entities import find_kb
-
-    return find_kb(args.kb, args.ref, sessions)
-
-
 def _parse_systems(args) -> list[tuple[str, str]]:
     if args.list_metrics:
         return []
@@ -86,6 +80,7 @@ def _cmd_score(args) -> int:
     from ..task6.format import read_dialogs
     from ..task6.turns import turns_of
     from . import metrics as m
+    from .entities import find_kb
     from .sessions import read_sessions
 
     if args.list_metrics:
@@ -113,7 +108,7 @@ def _cmd_score(args) -> int:
         args.samples = _samples(args.dstc6, turns)
     systems = [_load(path, name, args, turns) for name, path in given]
     sessions = read_sessions(args.ref, len(dialogs), args.manifest)
-    kb = _kb(args, sessions)
+    kb = find_kb(args.kb, args.ref, sessions)
     names = m.choose(args.metrics, [s.kind for s in systems], kb is not None)
     scored = [m.compute(m.Inputs(tuple(turns), s.predictions, s.kind, s.ranks, args.match, kb),
                         m.applicable(names, s.kind)) for s in systems]
