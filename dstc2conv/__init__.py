@@ -38,8 +38,10 @@ def __dir__() -> list[str]:
 
 class _Package(types.ModuleType):
     """``dstc2conv.build`` is the function that builds, though the pipeline's stage
-    ``dstc2conv/build/`` has that name too: importing that package (it stays in
-    ``sys.modules``, ``from dstc2conv.build import pipeline`` works) does not set it here."""
+    ``dstc2conv/build/`` has that name too: importing that package does not set it here.
+    The stage stays in ``sys.modules``: ``from dstc2conv.build import pipeline`` and
+    ``from dstc2conv.build.pipeline import ...`` work, ``import dstc2conv.build.pipeline
+    as pipeline`` does not (it looks ``build`` up here)."""
 
     def __setattr__(self, name: str, value) -> None:
         if name == "build" and isinstance(value, types.ModuleType):
