@@ -241,6 +241,24 @@ def test_score_gives_the_figures_of_the_command(tiny_with_manifest, tmp_path, ca
             assert result.by_system().to_dict("index") == expected["by_system"]
 
 
+def test_the_turns_table_holds_what_score_turns_writes(tiny_with_manifest, tmp_path, capsys):
+    preds = tmp_path / "preds.txt"
+    preds.write_text("\n".join(PREDICTIONS) + "\n")
+    code, _, _ = cli(["score", preds, tiny_with_manifest, "--turns", tmp_path / "turns.jsonl"], capsys)
+    assert code == 0
+    written = [json.loads(line) for line in (tmp_path / "turns.jsonl").read_text().splitlines()]
+    table = dstc2conv.score(preds, tiny_with_manifest).turns_table()
+    assert len(written) == len(table)
+    # the same columns but two: the command names the dialog's system dialog_system, and
+    # writes the gold stripped; the table has the rule too
+    assert set(written[0]) - set(table.columns) == {"dialog_system"}
+    assert set(table.columns) - set(written[0]) == {"system", "rule"}
+    for row, (_, mine) in zip(written, table.iterrows()):
+        assert row.pop("dialog_system") == mine["system"]
+        assert row.pop("gold") == mine["gold"].strip()
+        assert row == {key: mine[key] for key in row}
+
+
 def test_score_with_some_metrics_only(tiny):
     result = dstc2conv.score(PREDICTIONS, tiny, metrics=["api_call"])
     assert list(result.figures) == ["api_call"]
