@@ -199,16 +199,17 @@ def test_json_nested_too_deeply_is_one_line(rule_files, capsys, tmp_path):
     assert "nested too deeply" in _one_error(capsys, ["compare", data, data, "--manifest", str(deep)])
 
 
-def test_a_deep_score_history_is_replaced_with_a_warning(rule_files, capsys, tmp_path):
+def test_a_deep_score_history_is_one_line(rule_files, capsys, tmp_path):
     _, rules, data = rule_files
     history = tmp_path / "history"
     assert run(["rules", "score", "--rules", rules, "--data", data, "--history-dir", str(history)]) == 0
     (kept,) = history.iterdir()
-    kept.write_text('{"a":' * 100_000 + "1" + "}" * 100_000)
+    index = kept / "index.json"
+    index.write_text('{"a":' * 100_000 + "1" + "}" * 100_000)
     capsys.readouterr()
-    assert run(["rules", "score", "--rules", rules, "--data", data, "--history-dir", str(history)]) == 0
-    assert "is unreadable: not compared, replaced" in capsys.readouterr().err
-    assert json.loads(kept.read_text())["data_sha256"]
+    assert _one_error(capsys, ["rules", "score", "--rules", rules, "--data", data, "--history-dir", str(history)]) == (
+        f"dstc2conv: error: {index}: the score history is unreadable: remove the folder to start a new one, "
+        "or score with --no-history")
 
 
 @pytest.mark.parametrize("where", ["rules", "ontology"])
