@@ -22,18 +22,19 @@ from .limits import MAX_FILE, MB
 
 _read: dict | None = None    # inside guarded(): (device, inode) -> {absolute path: path as given} it was read by
 _digests: dict = {}          # inside guarded(): absolute path -> SHA-256 of the bytes read from it
+_pipes: dict = {}            # inside guarded(): absolute path of a pipe -> the bytes read from it
 
 
 @contextlib.contextmanager
 def guarded():
     """Within this block, remember every file read, and refuse to write over one of them."""
-    global _read, _digests
-    outer, _read = (_read, _digests), {}
-    _digests = {}
+    global _read, _digests, _pipes
+    outer = _read, _digests, _pipes
+    _read, _digests, _pipes = {}, {}, {}
     try:
         yield
     finally:
-        _read, _digests = outer
+        _read, _digests, _pipes = outer
 
 
 def _kind(mode: int) -> str:
@@ -55,6 +56,8 @@ def read_bytes(path: str, what: str = "a file", limit: int = MAX_FILE, is_input:
     one line naming the file, for anything else (a folder, a device, a larger file).
     ``is_input``: remember it, in ``guarded()``, as a file not to write over (not so for
     an output read to compare it with its new text)."""
+    if _read is not None and os.path.abspath(path) in _pipes:
+        return _pipes[os.path.abspath(path)]   # a pipe is read once: read again, it gives what it gave
     try:
         fh = open(path, "rb")
     except IsADirectoryError:
@@ -78,8 +81,24 @@ def read_bytes(path: str, what: str = "a file", limit: int = MAX_FILE, is_input:
     if is_input and _read is not None:
         _digests[os.path.abspath(path)] = hashlib.sha256(data).hexdigest()
         if stat.S_ISREG(info.st_mode):
-            _read.setdefault((info.st_dev, info.st_ino), {}).setdefault(os.path.abspath(path), path)
+            remember_input(path, info)
+        else:
+            _pipes[os.path.abspath(path)] = data
     return data
+
+
+def remember_input(path: str, info: os.stat_result | None = None) -> None:
+    """Inside ``guarded()``: ``path`` (a regular file) is an input, not to be written over
+    (``read_bytes`` does this; a reader of its own, such as the tarball reader's, calls it)."""
+    if _read is None:
+        return
+    if info is None:
+        try:
+            info = os.stat(path)
+        except OSError:
+            return
+    if stat.S_ISREG(info.st_mode):
+        _read.setdefault((info.st_dev, info.st_ino), {}).setdefault(os.path.abspath(path), path)
 
 
 def read_text(path: str, what: str = "a file", limit: int = MAX_FILE, is_input: bool = True) -> str:

@@ -129,6 +129,14 @@ def test_the_build_does_not_replace_the_kb_it_reads_by_another(tmp_path, capsys)
     assert kb.read_bytes() == before
 
 
+def test_the_build_does_not_write_over_its_tarball(tmp_path, capsys):
+    raw = _tarball(tmp_path / "manifest.json")     # a tarball, named as an output of the build
+    before = open(raw, "rb").read()
+    assert "cannot write: it is the input" in _one_error(
+        capsys, ["build", "--split", "all", "--raw", raw, "--out", str(tmp_path), "--quiet"])
+    assert open(raw, "rb").read() == before
+
+
 # ---------------------------------------------------------------- 3. bounded memory, endless reads
 
 def test_endless_and_special_files_are_refused_within_bounded_memory(rule_files, tmp_path):
@@ -160,9 +168,9 @@ def test_a_pipe_is_read_up_to_the_bound(rule_files, tmp_path):
     assert result.returncode == 0 and "dialogs" in result.stdout
     rules = str(tmp_path / "rules.yaml")
     scores = []
-    for data, stdin in ((data, None), ("/dev/stdin", open(data, "rb"))):   # signed with the bytes read
+    for given, stdin in ((data, None), ("/dev/stdin", open(data, "rb"))):   # signed with the bytes read
         cat = subprocess.Popen(["cat"], stdin=stdin, stdout=subprocess.PIPE) if stdin else None
-        result = _limited(["rules", "score", "--rules", rules, "--data", data, "--no-history"],
+        result = _limited(["rules", "score", "--rules", rules, "--data", given, "--no-history"],
                           stdin=cat.stdout if cat else None)
         assert result.returncode == 0, result.stderr
         scores.append(result.stdout)
@@ -170,6 +178,12 @@ def test_a_pipe_is_read_up_to_the_bound(rule_files, tmp_path):
             cat.wait()
             stdin.close()
     assert scores[0] == scores[1] and "data:" in scores[0]
+    preds = tmp_path / "preds.txt"
+    preds.write_text("Welcome .\nWhich food?\nWhich food?\nWelcome .\nWhich food?\n")
+    with open(preds, "rb") as fh:     # score reads the predictions twice (are they ranked?): a pipe too
+        with subprocess.Popen(["cat"], stdin=fh, stdout=subprocess.PIPE) as cat:
+            result = _limited(["score", "/dev/stdin", data], stdin=cat.stdout)
+    assert result.returncode == 0 and "(5/5)" in result.stdout, result.stderr
     with subprocess.Popen(["yes"], stdout=subprocess.PIPE) as endless:   # a pipe without an end
         try:
             _refused(_limited(["stats", "/dev/stdin"], stdin=endless.stdout), "larger than the 64 MB")
@@ -327,7 +341,7 @@ def _tarball(path, extra=(), skip=(), fmt=None) -> str:
     ``skip``: member names left out."""
     import tarfile
 
-    mode = "w:gz" if str(path).endswith(".gz") else "w:xz" if str(path).endswith(".xz") else "w"
+    mode = "w:xz" if str(path).endswith(".xz") else "w" if str(path).endswith(".tar") else "w:gz"
     level = {"compresslevel": 1} if mode == "w:gz" else {}
     with tarfile.open(path, mode, format=fmt or tarfile.PAX_FORMAT, **level) as tar:
         for root, folders, files in sorted(os.walk(SAMPLE)):

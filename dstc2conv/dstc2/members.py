@@ -10,6 +10,7 @@ import stat
 import tarfile
 
 from ..errors import Dstc2ConvError
+from ..files import remember_input
 from ..limits import MAX_MEMBER, MAX_PENDING, MB
 
 LARGEST = "the largest of the train/dev corpus is 1.2 MB"
@@ -22,6 +23,7 @@ def check_tarball(path: str) -> None:
         mode = os.stat(path).st_mode
     except OSError as exc:
         raise Dstc2ConvError(f"cannot read: {exc.strerror or exc}", path) from None
+    remember_input(path)    # (a build never writes over it)
     if not stat.S_ISREG(mode):
         kind = "a character device" if stat.S_ISCHR(mode) else "a pipe" if stat.S_ISFIFO(mode) else \
             "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file"
