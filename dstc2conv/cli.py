@@ -1,4 +1,4 @@
-"""The command line: ``dstc2conv build | compare | stats | rules ... | ir ... | score``.
+"""The command line: ``dstc2conv build | compare | stats | rules ... | ir ... | score | export ...``.
 
 Exit codes: 0 success, 1 a comparison or check found differences/problems,
 2 bad input or usage (the message names the file, the line or turn, and what is wrong),
@@ -12,6 +12,7 @@ import os
 import sys
 
 from .errors import Dstc2ConvError
+from .files import guarded
 from .version import __version__
 
 SPLITS = ("train", "dev", "test", "all")
@@ -19,6 +20,7 @@ SPLITS = ("train", "dev", "test", "all")
 
 def _cmd_build(args: argparse.Namespace) -> int:
     from .build.pipeline import BuildOptions, build
+    from .reporter import reporting
 
     options = BuildOptions(
         split=args.split,
@@ -30,21 +32,13 @@ def _cmd_build(args: argparse.Namespace) -> int:
         user=args.user,
         jobs=args.jobs,
         replace=args.replace,
+        exports=tuple(args.export or ()),
     )
-    note = _quiet if args.quiet else _stderr
-    shows_progress = not args.quiet and sys.stderr.isatty()
-    result = build(options, log=note, progress=_stderr if shows_progress else _quiet)
+    with reporting(notes=not args.quiet):   # progress too, when stderr is a terminal
+        result = build(options)
     for path in result.written:
         print(path)
     return 0
-
-
-def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
-def _quiet(_message: str) -> None:
-    pass
 
 
 def _positive(text: str) -> int:
@@ -107,9 +101,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0,
                    help="seed for the random ratings and the random partition (default: 0)")
     p.add_argument("--kb", metavar="FILE",
-                   help="KB file in the published format to draw results from (default: without --raw, "
-                        "data_raw/dialog-babi-task6-dstc2-kb.txt if present; else a KB built from the logs of "
-                        "every call the inputs hold)")
+                   help="KB file in the published format to draw results from, or 'logs': a KB built from the "
+                        "system's acts in the logs of every call the inputs hold (default: without --raw, "
+                        "data_raw/dialog-babi-task6-dstc2-kb.txt if present; else the published KB shipped "
+                        "with dstc2conv)")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--partition", choices=("published", "dstc2", "random"), default="published",
                        help="which calls go into which split: published (default: DSTC2's train and dev "
@@ -126,6 +121,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "the number of cores); the output does not depend on it")
     p.add_argument("--replace", action="store_true",
                    help="remove task-6 files of another build from --out instead of refusing to mix them")
+    from .exports.formats import EXPORTS
+
+    p.add_argument("--export", action="append", metavar="FORMAT",
+                   help="also write each split in this format (repeatable): " + "; ".join(
+                       f"{f.name}: {f.description}" for f in EXPORTS.values()))
     p.add_argument("--quiet", action="store_true", help="print no notes or progress on stderr")
     p.set_defaults(func=_cmd_build)
 
@@ -154,6 +154,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .evaluate.score_cli import add_parser as add_score_parser
 
     add_score_parser(sub)
+    from .exports.cli import add_parser as add_export_parser
+
+    add_export_parser(sub)
     return parser
 
 
@@ -161,8 +164,10 @@ def run(argv: list[str] | None = None) -> int:
     """Run the CLI in-process; return the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    _printable_paths()
     try:
-        return args.func(args)
+        with guarded():    # no command writes over a file it reads
+            return args.func(args)
     except Dstc2ConvError as exc:
         print(f"dstc2conv: error: {exc}", file=sys.stderr)
         return 2
@@ -170,6 +175,15 @@ def run(argv: list[str] | None = None) -> int:
         # outputs are written whole or not at all (a build's set, next build finishing it)
         print("dstc2conv: interrupted: what was being written is left as it was", file=sys.stderr)
         return 130
+
+
+def _printable_paths() -> None:
+    """Let a strict UTF-8 stdout print paths that are not UTF-8 (the bytes as they are,
+    as ``ls`` does) and any other stdout print what it cannot encode escaped."""
+    out = sys.stdout
+    if getattr(out, "errors", None) == "strict" and hasattr(out, "reconfigure"):
+        utf8 = (out.encoding or "").lower().replace("-", "") == "utf8"
+        out.reconfigure(errors="surrogateescape" if utf8 else "backslashreplace")
 
 
 BROKEN_PIPE = 141

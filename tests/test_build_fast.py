@@ -1,13 +1,10 @@
-"""The build's bytes, whatever the number of processes and the readers installed."""
+"""The build's bytes, whatever the number of processes and the tarball's format."""
 from __future__ import annotations
 
 import json
 import multiprocessing
 import shutil
-import subprocess
-import sys
 import tarfile
-from pathlib import Path
 
 import pytest
 from conftest import GOLDEN, SAMPLE
@@ -15,6 +12,7 @@ from conftest import GOLDEN, SAMPLE
 from dstc2conv.build import pipeline as build_module
 from dstc2conv.build.pipeline import BuildOptions, build
 from dstc2conv.cli import run
+from dstc2conv.dstc2 import archive
 from dstc2conv.dstc2 import calls as dstc2
 from dstc2conv.errors import Dstc2ConvError
 
@@ -30,9 +28,12 @@ def _golden(name: str) -> dict[str, bytes]:
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-@pytest.mark.parametrize("user, golden", [("transcription", "sample-all"), ("asr", "sample-all-asr")])
-def test_sample_build_is_the_golden_bytes(tmp_path, jobs, user, golden):
-    build(BuildOptions(split="all", raw=(str(SAMPLE),), out=str(tmp_path / "o"), user=user, jobs=jobs))
+@pytest.mark.parametrize("user, kb, golden", [("transcription", None, "sample-all"), ("asr", None, "sample-all-asr"),
+                                              ("transcription", "logs", "sample-all-kb-logs")])
+def test_sample_build_is_the_golden_bytes(tmp_path, jobs, user, kb, golden):
+    """The shipped KB by default; with ``--kb logs``, the build of the KB from the logs,
+    byte for byte as it was before the shipped KB became the default (sample-all-kb-logs)."""
+    build(BuildOptions(split="all", raw=(str(SAMPLE),), out=str(tmp_path / "o"), user=user, jobs=jobs, kb=kb))
     assert _built(tmp_path / "o") == _golden(golden)
 
 
@@ -53,45 +54,16 @@ def _tarball(path, mode="w:gz", form=tarfile.PAX_FORMAT, top=""):
 ])
 def test_every_tarball_reads_as_tarfile_reads_it(tmp_path, name, mode, form, top, plain):
     path = _tarball(tmp_path / name, mode, form, top)
-    members = list(dstc2._tarfile_members(path))
+    members = list(archive._tarfile_members(path))
     if plain:
-        assert list(dstc2._plain_members(path)) == members
+        assert list(archive._plain_members(path)) == members
     else:
-        with pytest.raises(dstc2._NotPlain):
-            list(dstc2._plain_members(path))
+        with pytest.raises(archive._NotPlain):
+            list(archive._plain_members(path))
     build(BuildOptions(split="all", raw=(path,), out=str(tmp_path / "o")))
     built, golden = _built(tmp_path / "o"), _golden("sample-all")
     del built["manifest.json"], golden["manifest.json"]
     assert built == golden
-
-
-# Imports of the compiled readers fail, as where their wheels are not installed.
-WITHOUT = """
-import sys
-class Absent:
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in {absent!r}:
-            raise ImportError(name)
-sys.meta_path.insert(0, Absent())
-from dstc2conv import cli
-from dstc2conv.dstc2 import calls as dstc2
-print(dstc2._gunzip.__module__, getattr(dstc2.msgspec, "__name__", None))
-sys.argv = ["dstc2conv", "build", "--split", "all", "--quiet", "--raw", {raw!r}, "--out", {out!r}]
-cli.main()
-"""
-
-
-def test_without_the_compiled_readers_the_bytes_are_the_same(tmp_path):
-    raw = _tarball(tmp_path / "dstc2.tar.gz")
-    outs = {}
-    for absent in ((), ("isal",), ("msgspec",), ("isal", "msgspec")):
-        out = str(tmp_path / f"out-{'-'.join(absent)}")
-        code = WITHOUT.format(absent=set(absent), raw=raw, out=out)
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-        assert done.stdout.split()[:2] == ["gzip" if "isal" in absent else "isal.igzip",
-                                           "None" if "msgspec" in absent else "msgspec"]
-        outs[absent] = _built(Path(out))
-    assert outs[()] == outs[("isal",)] == outs[("msgspec",)] == outs[("isal", "msgspec")]
 
 
 CALL = "Mar13_S9A0/voip-sample00001-20260101_100000"
@@ -224,21 +196,50 @@ def test_no_worker_is_left_after_a_build_that_stops(tmp_path, capsys):
 
 
 def test_calls_held_by_a_worker_are_those_read_here():
-    here = dstc2.read_source(SAMPLE)
-    there = dstc2.read_source(SAMPLE, workers=2, keep=True)
+    here = archive.read_source(SAMPLE)
+    there = archive.read_source(SAMPLE, workers=2, keep=True)
     try:
         assert list(there.calls) == sorted(here.calls) and len(there.calls) == len(here.calls)
         assert all(there.calls[s] == here.calls[s] for s in here.calls)
-        shares = there.calls.run(list)
-        assert len(shares) == 2 and all(shares) and sorted(c.session for share in shares for c in share) == \
-            sorted(here.calls)
+        assert there.calls.map(_session) == sorted(here.calls)
+        backwards = sorted(here.calls, reverse=True)
+        assert there.calls.map(_turns, 1, sessions=backwards) == [len(here.calls[s].turns) + 1 for s in backwards]
         with pytest.raises(ZeroDivisionError):
-            there.calls.run(_fails_on_every_call)
-        assert there.calls.run(len) == [len(share) for share in shares]   # still answering
+            there.calls.map(_fails)
+        assert there.calls.map(_session) == sorted(here.calls)   # still answering
     finally:
         there.calls.close()
     assert multiprocessing.active_children() == []
 
 
-def _fails_on_every_call(calls):
-    return [1 / 0 for _ in calls]
+@pytest.mark.parametrize("failing", [(0,), (1,), (2,), (3,), (1, 2), (2, 3), (3, 0)])
+def test_map_raises_the_first_failing_call_in_the_order_asked(failing):
+    """Whichever process holds the failing calls: that of the first in ``sessions``."""
+    for workers in (1, 2):
+        source = archive.read_source(SAMPLE, workers=workers, keep=True)
+        try:
+            order = list(source.calls)[::-1]
+            bad = [order[i] for i in failing]
+            with pytest.raises(ValueError) as raised:
+                source.calls.map(_fails_on, bad, sessions=order)
+            assert str(raised.value) == min(bad, key=order.index)
+        finally:
+            source.calls.close()
+
+
+def _session(call):
+    return call.session
+
+
+def _turns(call, more):
+    return len(call.turns) + more
+
+
+def _fails(call):
+    return 1 / 0
+
+
+def _fails_on(call, bad):
+    if call.session in bad:
+        raise ValueError(call.session)
+    return call.session

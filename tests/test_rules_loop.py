@@ -223,7 +223,6 @@ def test_against_what_is_not_there(loop, flags, message):
     (["--save", "x", "--no-history"], "--save needs the score history (not --no-history)"),
     (["--against", "best", "--no-history"], "--against best needs the score history (not --no-history)"),
     (["--watch", "--json"], "--watch prints text after each save: --json is for one scoring"),
-    (["--flips", "-1"], "--flips -1: give 0 or more"),
 ])
 def test_bad_flags_are_one_line(loop, flags, message):
     code, out, err = loop(*flags)

@@ -124,7 +124,10 @@ def test_score_cli_by_hand(tmp_path, capsys):
     assert {k: got[k] for k in ("responses", "correct", "dialogs", "dialogs_correct")} == {
         "responses": 11, "correct": 7, "dialogs": 3, "dialogs_correct": 1}
     assert got["per_response"] == pytest.approx(7 / 11) and got["per_dialog"] == pytest.approx(1 / 3)
-    assert got["signature"].startswith("data:") and got["signature"].endswith("|match:strip|version:" + __version__)
+    # by default every text metric, with the shipped KB (none given, none beside the manifest)
+    assert got["signature"].startswith("data:") and got["signature"].endswith(
+        "|match:strip|bleu:lc,tok=space,order=4,nrefs=1|entity_f1_mem2seq|entity_micro|entity_recall|api_call|"
+        "task_success|kb:cae1e86f50c4|version:" + __version__)
     # S0: dialogs 1 (3/6 right) and 3 (2/2); S1: dialog 2 (2/3)
     assert got["by_system"] == {
         "S0": {"per_response": 5 / 8, "per_dialog": 0.5, "responses": 8, "correct": 5, "dialogs": 2,
@@ -163,7 +166,7 @@ def test_the_rules_predictions_score_the_same_in_score_and_rules_score(tmp_path,
     assert preds.read_text().split("\n")[:-1] == RULE_PREDS
     assert run(["rules", "score", "--rules", rules, "--data", ref, "--json", "--no-history"]) == 0
     by_rules = json.loads(capsys.readouterr().out)
-    code, out, _ = _score(capsys, preds, ref, "--json")
+    code, out, _ = _score(capsys, preds, ref, "--json", "--metrics", "accuracy")
     by_score = json.loads(out)
     assert by_rules["signature"] == by_rules["signature"].split("|")[0] + "|" + by_score["signature"]
     for key in ("per_response", "per_dialog", "responses", "correct", "dialogs", "dialogs_correct"):
@@ -233,8 +236,8 @@ def test_kinds(gold, kind):
     assert sum(k.test(gold) for k in KINDS) == (kind != "other")
 
 
-def test_the_readme_names_every_kind():
-    section = (ROOT / "README.md").read_text().split("### score")[1].split("\n## ")[0]
+def test_the_docs_name_every_kind():
+    section = (ROOT / "docs" / "scoring.md").read_text().split("## Response kinds")[1].split("\n## ")[0]
     assert {name for name in NAMES if f"| `{name}`" in section or f", `{name}`" in section} == set(NAMES)
 
 
@@ -276,7 +279,7 @@ def test_better_everywhere_gives_a_positive_interval():
 
 
 def test_the_bootstrap_is_the_documented_procedure():
-    """Redone here as the README states it: Random(seed).choices(range(D), k=D) per
+    """Redone here as docs/design.md states it: Random(seed).choices(range(D), k=D) per
     resample, (B right - A right) / turns over the dialogs drawn, the (k+1)-th smallest and
     largest with k = floor(0.025 N), the share of differences <= 0."""
     sizes = [1, 2, 3, 2, 4]

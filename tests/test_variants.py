@@ -11,7 +11,7 @@ import pytest
 from conftest import SAMPLE, TRAINDEV, need
 from test_release import CANDIDATES, DEV, KB_FILE, TRN, TST, _build, _manifest
 
-from dstc2conv.build.pipeline import partition_sizes, random_sessions
+from dstc2conv.build.partition import partition_sizes, random_sessions
 from dstc2conv.evaluate.sessions import system_of
 from dstc2conv.task6.format import Exchange, read
 
@@ -105,7 +105,7 @@ def test_random_partition_of_the_sample(tmp_path, capsys):
     assert code == 0, err
     assert "--partition random (seed 0): the 4 calls given dealt out 2 train, 1 dev, 1 test" in err
     manifest = _manifest(tmp_path / "a")
-    assert (manifest["split"], manifest["seed"]) == ("random", 0)
+    assert (manifest["partition"], manifest["seed"]) == ("random", 0)
     dealt = {e["split"]: e["dialogs"] for e in manifest["files"].values()}
     assert {s: len(d) for s, d in dealt.items()} == {"train": 2, "dev": 1, "test": 1}
     assert sorted(sum(dealt.values(), [])) == sorted(p.parent.name + "/" + p.name
@@ -170,7 +170,7 @@ def test_random_partition_of_the_traindev_tarball(tmp_path, capsys):
 def test_dstc2_split_is_partition_dstc2(tmp_path, capsys):
     assert _build(capsys, tmp_path / "a", "all", SAMPLE, extra=["--dstc2-split"])[0] == 0
     assert _build(capsys, tmp_path / "b", "all", SAMPLE, extra=["--partition", "dstc2"])[0] == 0
-    assert _manifest(tmp_path / "a")["split"] == "dstc2"
+    assert _manifest(tmp_path / "a")["partition"] == "dstc2"
     for path in (tmp_path / "a").iterdir():
         assert path.read_bytes() == (tmp_path / "b" / path.name).read_bytes(), path.name
     with pytest.raises(SystemExit) as stop:

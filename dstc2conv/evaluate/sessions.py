@@ -8,14 +8,13 @@ the same order as our build of the same split, so our manifest serves it too.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
 
+from ..build.manifest import MANIFEST, Manifest
 from ..errors import Dstc2ConvError
 
-MANIFEST = "manifest.json"
 _SYSTEM = re.compile(r"_(S\d+)A\d+(?:/|$)")
 
 
@@ -37,35 +36,10 @@ def system_of(session: str) -> str:
     return found.group(1) if found else "?"
 
 
-def _load(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except OSError as exc:
-        raise Dstc2ConvError(f"cannot read the manifest: {exc.strerror}", path) from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise Dstc2ConvError(f"the manifest is not valid JSON ({exc})", path) from None
-    files = data.get("files") if isinstance(data, dict) else None
-    if not isinstance(files, dict):
-        raise Dstc2ConvError("not a dstc2conv manifest (no 'files')", path)
-    return files
-
-
-def _entry(files: dict, name: str, path: str | None = None) -> tuple[str | None, tuple[str, ...]] | None:
-    """(split, sessions) of the file ``name``, None when the manifest does not list it; an
-    entry without a list of sessions is an error when ``path`` (the manifest) is given,
-    else None."""
-    entry = files.get(name)
-    if entry is None:
-        return None
-    dialogs = entry.get("dialogs") if isinstance(entry, dict) else None
-    if not isinstance(dialogs, list) or not all(isinstance(d, str) for d in dialogs):
-        if path is None:
-            return None
-        raise Dstc2ConvError(f"the manifest's entry for {name} is malformed: its 'dialogs' must be a list of "
-                             "session names (strings)", path)
-    split = entry.get("split")
-    return (split if isinstance(split, str) else None), tuple(dialogs)
+def _entry(manifest: Manifest, name: str) -> tuple[str | None, tuple[str, ...]] | None:
+    """(split, sessions) of the file ``name``, None when the manifest does not list it."""
+    entry = manifest.files.get(name)
+    return None if entry is None else (entry.split, entry.dialogs)
 
 
 def _dialogs(n: int) -> str:
@@ -87,18 +61,19 @@ def read_sessions(data_path: str | os.PathLike, dialogs: int, manifest: str | os
         beside = os.path.join(os.path.dirname(data_path), MANIFEST)
         if not os.path.isfile(beside):
             return None
-        path, files = beside, _load(beside)
-        found = _entry(files, name, path)
+        path, listing = beside, Manifest.read(beside)
+        found = _entry(listing, name)
         if found is None:
             return None
     else:
         path = os.fspath(manifest)
-        files = _load(path)
-        found, entry_name = _entry(files, name, path), name
+        listing = Manifest.read(path)
+        found, entry_name = _entry(listing, name), name
         if found is None:
-            same = [(n, e) for n in sorted(files) if (e := _entry(files, n)) and len(e[1]) == dialogs]
+            files = sorted(listing.files)
+            same = [(n, e) for n in files if (e := _entry(listing, n)) and len(e[1]) == dialogs]
             if len(same) != 1:
-                listed = ", ".join(f"{n} ({len(e[1])})" for n in sorted(files) if (e := _entry(files, n))) or "none"
+                listed = ", ".join(f"{n} ({len(e[1])})" for n in files if (e := _entry(listing, n))) or "none"
                 raise Dstc2ConvError(f"the manifest does not list {name}, nor exactly one file of "
                                      f"{_dialogs(dialogs)} (it lists: {listed})", path)
             entry_name, found = same[0]
