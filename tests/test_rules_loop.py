@@ -130,8 +130,8 @@ def test_groups_go_by_size_and_systems_have_their_delta(loop):
     code, out, _ = loop("--flips", "0", rules_text=EDIT2)
     assert _against(out)[1:] == [
         "change                 +25.00% per response (3 turns now right, 1 now wrong), +0.00% per dialog",
-        "  system S0            -25.00%  (0 now right, 1 now wrong, of 4)",
-        "  system S1            +75.00%  (3 now right, 0 now wrong, of 4)",
+        "  system S0              -25.00%  (0 now right, 1 now wrong, of 4)",
+        "  system S1              +75.00%  (3 now right, 0 now wrong, of 4)",
         "  kind closing         +50.00%  (1 now right, 0 now wrong, of 2)",
         "  kind other           +16.67%  (2 now right, 1 now wrong, of 6)",
         "flips by rule, before -> now:",

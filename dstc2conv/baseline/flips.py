@@ -120,8 +120,8 @@ def as_text(comparison: Comparison, now: Score, turns, predictions: Sequence[Pre
              f"{now.per_dialog - c.previous.per_dialog:+.2%} per dialog"]
     for what, parts in (("system", c.systems), ("kind", c.kinds)):
         for part in parts:
-            lines.append(f"{'  ' + what + ' ' + part.name:<22} {part.delta:+.2%}  ({part.right} now right, "
-                         f"{part.wrong} now wrong, of {part.responses})")
+            lines.append(f"  {what} {part.name:<15} {part.delta:+.2%}  ({part.right} now right, {part.wrong} now wrong,"
+                         f" of {part.responses})")
     right = set(c.flipped_right)
     if c.groups:
         lines.append("flips by rule, before -> now:")
