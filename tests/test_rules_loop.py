@@ -342,3 +342,24 @@ def test_a_rule_file_replaced_by_a_rename_is_a_save(loop, monkeypatch):
         replace, lambda: os.rename(loop.folder / "new.yaml", loop.rules)]))
     code, out, err = loop("--watch", "--quiet", "--flips", "0")
     assert code == 0 and out.count("per-response accuracy") == 2 and "75.00%  (6/8)" in out
+
+
+def test_a_save_whose_regex_is_too_slow_on_the_data_is_reported_and_watched_past(loop, monkeypatch):
+    with open(loop.data, "a") as fh:
+        fh.write("\n1 <SILENCE>\tWelcome .\n2 " + "ab" * 30 + "!\tWhich food?\n")   # backtracks 2**30 ways
+    slow = RULES.replace("{user_words: bye}", "{user_regex: '^(ab|ab)+$'}")
+    monkeypatch.setattr(watch_module, "pause", _saves([_write(loop.rules, slow), _write(loop.rules, EDIT)]))
+    code, out, err = loop("--watch", "--flips", "0")
+    assert code == 0 and out.count("per-response accuracy") == 2
+    assert f"dstc2conv: error: {loop.rules}:14: regular expression too slow (bye)\n" in err
+    assert "dstc2conv: not rescored; watching for the next save\n" in err
+
+
+def test_a_rule_file_changed_while_scored_is_not_kept(loop, monkeypatch):
+    import dstc2conv.files
+
+    monkeypatch.setattr(dstc2conv.files, "sha256_file", lambda path: "0" * 64)
+    code, out, err = loop()
+    assert code == 0 and "per-response accuracy" in out
+    assert err.endswith(f"dstc2conv: warning: the score is not kept for the next comparison: {loop.rules}: the "
+                        "rule file changed while it was scored\n")
