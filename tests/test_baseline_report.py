@@ -53,21 +53,21 @@ MARKDOWN = """\
 
 | rule | fired | correct | accuracy |
 |---|---:|---:|---:|
-| (none) | 2 | 0 | 0.000 |
-| ask-food | 2 | 1 | 0.500 |
-| bye | 2 | 2 | 1.000 |
-| greet | 2 | 2 | 1.000 |
+| (none) | 2 | 0 | 0.00% |
+| ask-food | 2 | 1 | 50.00% |
+| bye | 2 | 2 | 100.00% |
+| greet | 2 | 2 | 100.00% |
 
 ## kinds
 
 | kind | turns | correct | accuracy |
 |---|---:|---:|---:|
-| Welcome . | 2 | 2 | 1.000 |
-| you are welcome | 2 | 2 | 1.000 |
-| Which area? | 1 | 0 | 0.000 |
-| Which food? | 1 | 1 | 1.000 |
-| api_call | 1 | 0 | 0.000 |
-| no \\<food> here | 1 | 0 | 0.000 |
+| Welcome . | 2 | 2 | 100.00% |
+| you are welcome | 2 | 2 | 100.00% |
+| Which area? | 1 | 0 | 0.00% |
+| Which food? | 1 | 1 | 100.00% |
+| api_call | 1 | 0 | 0.00% |
+| no \\<food> here | 1 | 0 | 0.00% |
 
 ## confusions
 
@@ -82,20 +82,20 @@ BY_SYSTEM = """\
 ## rules
 
 rule      fired  correct  accuracy  S0 fired  S0 accuracy  S1 fired  S1 accuracy
-(none)        2        0     0.000         1        0.000         1        0.000
-ask-food      2        1     0.500         1        1.000         1        0.000
-bye           2        2     1.000         1        1.000         1        1.000
-greet         2        2     1.000         1        1.000         1        1.000
+(none)        2        0     0.00%         1        0.00%         1        0.00%
+ask-food      2        1    50.00%         1      100.00%         1        0.00%
+bye           2        2   100.00%         1      100.00%         1      100.00%
+greet         2        2   100.00%         1      100.00%         1      100.00%
 
 ## kinds
 
 kind             turns  correct  accuracy  S0 turns  S0 accuracy  S1 turns  S1 accuracy
-Welcome .            2        2     1.000         1        1.000         1        1.000
-you are welcome      2        2     1.000         1        1.000         1        1.000
-Which area?          1        0     0.000         0            -         1        0.000
-Which food?          1        1     1.000         1        1.000         0            -
-api_call             1        0     0.000         1        0.000         0            -
-no <food> here       1        0     0.000         0            -         1        0.000
+Welcome .            2        2   100.00%         1      100.00%         1      100.00%
+you are welcome      2        2   100.00%         1      100.00%         1      100.00%
+Which area?          1        0     0.00%         0            -         1        0.00%
+Which food?          1        1   100.00%         1      100.00%         0            -
+api_call             1        0     0.00%         1        0.00%         0            -
+no <food> here       1        0     0.00%         0            -         1        0.00%
 
 ## confusions
 
@@ -187,13 +187,13 @@ def test_top_cuts_every_table_and_says_so(files, capsys):
 ## rules
 
 rule    fired  correct  accuracy
-(none)      2        0     0.000
+(none)      2        0     0.00%
 ... 3 more rules (--top N shows more)
 
 ## kinds
 
 kind       turns  correct  accuracy
-Welcome .      2        2     1.000
+Welcome .      2        2   100.00%
 ... 5 more kinds (--top N shows more)
 
 ## confusions
@@ -206,7 +206,7 @@ api_call  (nothing)      1  (none)  thai please  api_call thai R_location R_pric
     assert "... 1 more kind (--top N shows more)" in out
     assert "more rules" not in out and "more confusions" not in out
     # in markdown, a blank line ends the table before the note
-    assert "| api_call | 1 | 0 | 0.000 |\n\n... 1 more kind" in out
+    assert "| api_call | 1 | 0 | 0.00% |\n\n... 1 more kind" in out
 
 
 def test_the_default_top_is_15(files, capsys):
@@ -262,13 +262,13 @@ def test_csv_writes_three_files_every_row(files, capsys, tmp_path):
     assert out.splitlines() == [str(folder / f"{name}.csv") for name in names]
     assert (folder / "rules.csv").read_text() == """\
 rule,fired,correct,accuracy,S0 fired,S0 accuracy,S1 fired,S1 accuracy
-(none),2,0,0.000,1,0.000,1,0.000
-ask-food,2,1,0.500,1,1.000,1,0.000
-bye,2,2,1.000,1,1.000,1,1.000
-greet,2,2,1.000,1,1.000,1,1.000
+(none),2,0,0.00%,1,0.00%,1,0.00%
+ask-food,2,1,50.00%,1,100.00%,1,0.00%
+bye,2,2,100.00%,1,100.00%,1,100.00%
+greet,2,2,100.00%,1,100.00%,1,100.00%
 """
     kinds = (folder / "kinds.csv").read_text().splitlines()
-    assert len(kinds) == 7 and kinds[3] == "Which area?,1,0,0.000,0,,1,0.000"
+    assert len(kinds) == 7 and kinds[3] == "Which area?,1,0,0.00%,0,,1,0.00%"
     assert (folder / "confusions.csv").read_text() == """\
 kind,predicted,count,rule,user,gold
 api_call,(nothing),1,(none),thai please,api_call thai R_location R_price

@@ -15,7 +15,9 @@ from dstc2conv.baseline.conditions import (
     CONDITIONS,
     MIGRATIONS,
     Env,
+    Moved,
     conditions_table,
+    migration,
     migrations_table,
     pattern_regex,
     predicates,
@@ -327,6 +329,24 @@ def test_two_old_negations_in_one_when(tmp_path):
         "'user_mentions_none' was removed: write not: {user_mentions: {any: [food, area, price]}}" + more]
 
 
+def test_an_old_spelling_that_is_no_negation_now_gets_no_note(tmp_path):
+    # user_mentions_none: false is written without a not: one negation in the when
+    problems = _problems(tmp_path, OLD.replace("WHEN", "prev_bot_not: [hello], user_mentions_none: false"))
+    assert [p.split(": ", 1)[1] for p in problems] == [
+        "'prev_bot_not' was removed: write not: {prev_bot: hello} (tested)",
+        "'user_mentions_none' was removed: write user_mentions: {any: [food, area, price]} (tested)"]
+
+
+def test_a_migration_says_whether_its_rewrite_is_a_negation():
+    assert migration("prev_bot_not", ["a"]) == Moved("'prev_bot_not' was removed: write not: {prev_bot: a}", True)
+    assert migration("user_mentions_none", False).negated is False
+    assert migration("said", ["a", "b"]).negated is False
+    assert migration("prev_bot", ["a", "b"]).negated is False
+    assert migration("prev_bot", [1]) == Moved("condition 'prev_bot' takes a pattern name or {any: [...]} / "
+                                               "{all: [...]}, not a bare list (of pattern names)")
+    assert migration("prev_bot", "a") is None and migration("first_turn", True) is None
+
+
 # ---------------------------------------------------------------- say: {like: prev_bot}
 
 LIKE = """\
@@ -572,24 +592,24 @@ def test_predict_stops_at_the_winner(tmp_path):
     assert str(err.value).endswith(": regular expression too slow (slow)")
 
 
-# ---------------------------------------------------------------- the README
+# ---------------------------------------------------------------- docs/rules.md
 
-def _readme() -> str:
-    return (ROOT / "README.md").read_text()
+def _rules_page() -> str:
+    return (ROOT / "docs" / "rules.md").read_text()
 
 
-def test_the_readme_tables_are_the_registrys():
-    readme = _readme()
-    assert conditions_table() in readme, "README: paste `python -m dstc2conv.baseline.conditions`"
-    assert migrations_table() in readme, "README: paste `python -m dstc2conv.baseline.conditions`"
-    section = readme[readme.index("### Rules"):readme.index("### Scores")]
+def test_the_docs_tables_are_the_registrys():
+    page = _rules_page()
+    assert conditions_table() in page, "docs/rules.md: paste `python -m dstc2conv.baseline.conditions`"
+    assert migrations_table() in page, "docs/rules.md: paste `python -m dstc2conv.baseline.conditions`"
+    section = page[page.index("## The rule language"):page.index("## Scores")]
     named = re.findall(r"^\| `([a-z_]+)` \|", section, re.M)
     assert [n for n in named if n in CONDITIONS] == list(CONDITIONS)
-    assert set(named) - set(CONDITIONS) == set(), "README names conditions the registry lacks"
+    assert set(named) - set(CONDITIONS) == set(), "docs/rules.md names conditions the registry lacks"
 
 
-def test_the_readme_example_loads(tmp_path):
-    section = _readme()[_readme().index("### Rules"):]
+def test_the_docs_example_loads(tmp_path):
+    section = _rules_page()[_rules_page().index("## The rule language"):]
     example = section[section.index("```yaml\n") + 8:section.index("```\n", section.index("```yaml"))]
     ruleset, _, _, _ = _load(tmp_path, example)
     assert [r.id for r in ruleset.rules] == ["dontcare-area", "call", "offer-area-price", "another-same-wording"]

@@ -124,7 +124,9 @@ def test_score_cli_by_hand(tmp_path, capsys):
     assert {k: got[k] for k in ("responses", "correct", "dialogs", "dialogs_correct")} == {
         "responses": 11, "correct": 7, "dialogs": 3, "dialogs_correct": 1}
     assert got["per_response"] == pytest.approx(7 / 11) and got["per_dialog"] == pytest.approx(1 / 3)
-    assert got["signature"].startswith("data:") and got["signature"].endswith("|match:strip|version:" + __version__)
+    # by default every text metric (no KB here: no entity metric, no task success)
+    assert got["signature"].startswith("data:") and got["signature"].endswith(
+        "|match:strip|bleu:lc,tok=space,order=4,nrefs=1|api_call|version:" + __version__)
     # S0: dialogs 1 (3/6 right) and 3 (2/2); S1: dialog 2 (2/3)
     assert got["by_system"] == {
         "S0": {"per_response": 5 / 8, "per_dialog": 0.5, "responses": 8, "correct": 5, "dialogs": 2,
@@ -163,7 +165,7 @@ def test_the_rules_predictions_score_the_same_in_score_and_rules_score(tmp_path,
     assert preds.read_text().split("\n")[:-1] == RULE_PREDS
     assert run(["rules", "score", "--rules", rules, "--data", ref, "--json", "--no-history"]) == 0
     by_rules = json.loads(capsys.readouterr().out)
-    code, out, _ = _score(capsys, preds, ref, "--json")
+    code, out, _ = _score(capsys, preds, ref, "--json", "--metrics", "accuracy")
     by_score = json.loads(out)
     assert by_rules["signature"] == by_rules["signature"].split("|")[0] + "|" + by_score["signature"]
     for key in ("per_response", "per_dialog", "responses", "correct", "dialogs", "dialogs_correct"):
@@ -233,8 +235,8 @@ def test_kinds(gold, kind):
     assert sum(k.test(gold) for k in KINDS) == (kind != "other")
 
 
-def test_the_readme_names_every_kind():
-    section = (ROOT / "README.md").read_text().split("### score")[1].split("\n## ")[0]
+def test_the_docs_name_every_kind():
+    section = (ROOT / "docs" / "scoring.md").read_text().split("## Response kinds")[1].split("\n## ")[0]
     assert {name for name in NAMES if f"| `{name}`" in section or f", `{name}`" in section} == set(NAMES)
 
 

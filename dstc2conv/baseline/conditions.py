@@ -12,8 +12,8 @@ plain value (``prev_bot: ask_food``), or several as ``{any: [...]}`` or ``{all: 
 A bare list is refused: it would have to mean one or the other, and the old rule files
 used it both ways (``prev_bot: [a, b]`` meant any, ``filled: [a, b]`` all).
 
-``python -m dstc2conv.baseline.conditions`` prints the README's tables of conditions and
-old spellings.
+``python -m dstc2conv.baseline.conditions`` prints the tables of conditions and old
+spellings of ``docs/rules.md``.
 """
 from __future__ import annotations
 
@@ -24,10 +24,9 @@ from typing import Any, Callable
 import regex
 
 from ..task6.format import SILENCE
+from ..task6.vocabulary import DONTCARE, RULE_SLOTS
 from .problems import Problem, RuleFileError, show
 
-SLOTS = ("food", "area", "price")
-DONTCARE = "dontcare"
 EMPTY = (None, DONTCARE)            # a slot without a value to search with
 FIELD_RE = std_re.compile(r"\{([a-z_]+)\}")
 FLAG_RE = std_re.compile(r"[A-Za-z0-9_-]+")
@@ -152,7 +151,7 @@ class Choice:
 
 @dataclass(frozen=True)
 class ValueKind:
-    """What a condition's value is: ``takes`` (for the README), ``compile(condition, raw
+    """What a condition's value is: ``takes`` (for the docs), ``compile(condition, raw
     value, patterns, slow)`` -> the compiled value, or Invalid, and ``item`` for a choice.
     ``patterns``: name -> template (None for a pattern with a problem of its own);
     ``slow``: the problem to report when a regular expression is too slow on some text."""
@@ -207,8 +206,8 @@ def _choice(item: str, compile_item):
 
 
 def _slot(name, value, patterns):
-    if value not in SLOTS:
-        raise Invalid(f"condition {name!r}: unknown slot {value!r} (slots: food, area, price)")
+    if value not in RULE_SLOTS:
+        raise Invalid(f"condition {name!r}: unknown slot {value!r} (slots: {', '.join(RULE_SLOTS)})")
     return value
 
 
@@ -239,7 +238,7 @@ BOOL = _plain("true or false", lambda v: isinstance(v, bool))
 INT = _plain("an integer", lambda v: isinstance(v, int) and not isinstance(v, bool))
 REGEX = ValueKind("a regular expression", _regex)
 WORDS = ValueKind("words or phrases", _words, "word")
-SLOT_CHOICE = ValueKind("slots (food, area, price)", _choice("slot", _slot), "slot")
+SLOT_CHOICE = ValueKind(f"slots ({', '.join(RULE_SLOTS)})", _choice("slot", _slot), "slot")
 PATTERN_CHOICE = ValueKind("pattern names", _choice("pattern name", _pattern), "pattern name")
 FLAG_CHOICE = ValueKind("flags", _choice("flag", _flag), "flag")
 
@@ -423,7 +422,7 @@ def _marked(value, env):
 # ---------------------------------------------------------------- a when, compiled
 
 @dataclass(frozen=True)
-class Check:
+class Clause:
     """One condition of a ``when`` with its compiled value."""
     condition: str
     value: Any
@@ -440,9 +439,9 @@ class Combine:
 
 
 def walk(nodes: tuple):
-    """Every Check in ``nodes``, nested ones included."""
+    """Every Clause in ``nodes``, nested ones included."""
     for node in nodes:
-        if isinstance(node, Check):
+        if isinstance(node, Clause):
             yield node
         else:
             for branch in node.branches:
@@ -468,7 +467,7 @@ def every(tests: tuple):
 
 
 def _predicate(node, env: Env):
-    if isinstance(node, Check):
+    if isinstance(node, Clause):
         return CONDITIONS[node.condition].test(node.value, env)
     branches = [every(predicates(branch, env)) for branch in node.branches]
     if node.op == "not":
@@ -500,7 +499,7 @@ MIGRATIONS = {old.name: old for old in (
     Old("user_not_regex", "user_regex", negated=True),
     Old("user_words", "user_words", "any"),
     Old("user_mentions", "user_mentions", "any"),
-    Old("user_mentions_none", "user_mentions", "any", negated=True, value=SLOTS),
+    Old("user_mentions_none", "user_mentions", "any", negated=True, value=RULE_SLOTS),
     Old("marked", "marked", "all"),
     Old("not_marked", "marked", "any", negated=True),
     Old("filled", "filled", "all"),
@@ -511,26 +510,45 @@ MIGRATIONS = {old.name: old for old in (
 )}
 
 
-def _written(value: Any, combine: str | None) -> str:
-    """A value as it is written in a rule file's flow style."""
+def _writable(value: Any, combine: str | None) -> str | None:
+    """A value as it is written in a rule file's flow style; None when it cannot be."""
     if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value) and value:
         return value[0] if len(value) == 1 else f"{{{combine}: [{', '.join(value)}]}}"
     if isinstance(value, str):
         return value if combine else "'" + value.replace("'", "''") + "'"
-    return "..."
+    return None
 
 
-def rewrite(old: Old, value: Any) -> str:
-    """What to write instead of ``old: value``."""
+def _written(value: Any, combine: str | None) -> str:
+    """``_writable``, with ``...`` for a value that cannot be written."""
+    written = _writable(value, combine)
+    return "..." if written is None else written
+
+
+def _rewrite(old: Old, value: Any) -> tuple[str, bool]:
+    """What to write instead of ``old: value``, and whether that is a ``not``."""
     negated = old.negated
     if old.value is not None:
         negated = negated != (value is False)
         value = old.value
     text = f"{old.new}: {_written(value, old.combine)}"
-    return f"not: {{{text}}}" if negated else text
+    return (f"not: {{{text}}}" if negated else text), negated
 
 
-def migration(name: str, value: Any) -> str | None:
+def rewrite(old: Old, value: Any) -> str:
+    """What to write instead of ``old: value``."""
+    return _rewrite(old, value)[0]
+
+
+@dataclass(frozen=True)
+class Moved:
+    """The problem with an old spelling: its message, and whether what to write instead
+    is a ``not`` (two of them in one ``when`` are one ``not`` of ``any``)."""
+    message: str
+    negated: bool = False
+
+
+def migration(name: str, value: Any) -> Moved | None:
     """The problem with an old spelling (a removed or renamed condition, or a bare list
     where a list meant any or all), saying what to write; None if it is not one."""
     old = MIGRATIONS.get(name)
@@ -539,26 +557,28 @@ def migration(name: str, value: Any) -> str | None:
     if old.name == old.new:
         if not isinstance(value, list):
             return None
-        if _written(value, old.combine) == "...":     # nothing to say it meant
-            return bare_list(name, value, CONDITIONS[name].kind.item)
-        return (f"condition {name!r} takes a {CONDITIONS[name].kind.item} or {{any: [...]}} / {{all: [...]}}, "
-                f"not a bare list: write {rewrite(old, value)} (what the list meant before)")
+        if _writable(value, old.combine) is None:     # nothing to say it meant
+            return Moved(bare_list(name, value, CONDITIONS[name].kind.item))
+        text, negated = _rewrite(old, value)
+        return Moved(f"condition {name!r} takes a {CONDITIONS[name].kind.item} or {{any: [...]}} / {{all: [...]}}, "
+                     f"not a bare list: write {text} (what the list meant before)", negated)
     verb = "was removed" if old.negated else f"is now {old.new!r}"
-    return f"{name!r} {verb}: write {rewrite(old, value)}"
+    text, negated = _rewrite(old, value)
+    return Moved(f"{name!r} {verb}: write {text}", negated)
 
 
 def bare_list(name: str, value: list, item: str) -> str:
     """The problem with a bare list for a condition that was not written with one before
     (or one of anything but strings)."""
     takes = f"condition {name!r} takes a {item} or {{any: [...]}} / {{all: [...]}}"
-    if _written(value, "any") == "...":
+    if _writable(value, "any") is None:
         return f"{takes}, not {show(value)}" if not value else f"{takes}, not a bare list (of {item}s)"
     if len(value) == 1:
         return f"{takes}, not a bare list: write {name}: {_written(value, 'any')}"
     return f"{takes}, not a bare list: write {name}: {_written(value, 'any')} or {name}: {_written(value, 'all')}"
 
 
-# ---------------------------------------------------------------- README tables
+# ---------------------------------------------------------------- the docs' tables
 
 def conditions_table() -> str:
     rows = ["| condition | takes | holds when |", "|---|---|---|"]

@@ -18,15 +18,14 @@ from operator import methodcaller
 
 from ..task6.format import NO_RESULT, RATING, Fact, is_api_call
 from ..task6.turns import BotTurn
-from .conditions import DONTCARE, FIELD_RE, SLOTS, Env, pattern_regex, predicates
+from ..task6.vocabulary import DONTCARE, PLACEHOLDERS, SLOTS
+from .conditions import EMPTY, FIELD_RE, Env, pattern_regex, predicates
 from .ruleset import Rule, RuleSet
-
-# slot -> the result lines' attribute of it, which is also its placeholder in an api_call
-ATTRIBUTE_OF = {"food": "R_cuisine", "area": "R_location", "price": "R_price"}
 
 
 class State:
-    """What the engine knows at a bot turn (mutable within one dialog only)."""
+    """What the engine knows at a bot turn (mutable within one dialog only). The slots
+are attributes named as rule files name them (``vocabulary.RULE_SLOTS``)."""
     __slots__ = ("food", "area", "price", "results", "offered", "current", "last_call", "called",
                  "prev_bot", "prev_matches", "said", "turn", "changed", "upcoming", "flags", "history", "wording")
 
@@ -49,7 +48,7 @@ class State:
 
     def call_text(self) -> str:
         return "api_call " + " ".join(
-            v if v not in (None, DONTCARE) else ATTRIBUTE_OF[s] for s, v in zip(SLOTS, self.values()))
+            v if v not in EMPTY else placeholder for placeholder, v in zip(PLACEHOLDERS, self.values()))
 
     def values(self) -> tuple:
         return (self.food, self.area, self.price)
@@ -109,7 +108,7 @@ class Compiled:
         return respond
 
     def observe(self, state: State, turn: BotTurn) -> None:
-        """Update the state with the gold bot turn (the module's ``observe`` function),
+        """Update the state with the gold bot turn (``_take_gold``),
         the patterns it matches and its wording."""
         gold = self._underscored(turn.gold)
         seen = self._seen.get(gold)
@@ -119,7 +118,7 @@ class Compiled:
         matches, state.wording = seen
         state.said |= matches
         state.prev_matches = matches
-        observe(state, turn, gold)
+        _take_gold(state, turn, gold)
         if not is_api_call(gold) and state.current not in gold.split():
             # a restaurant outside the results: recognise it by the patterns that name one
             name = self._named.get(gold, "")
@@ -163,12 +162,12 @@ class Compiled:
         if restaurant is not None:
             attrs = state.results.get(restaurant, {})
             fields["name"] = restaurant
-            for slot, attribute in ATTRIBUTE_OF.items():
-                fields[slot] = attrs.get(attribute)
+            for slot in SLOTS:
+                fields[slot.rule] = attrs.get(slot.attribute)
         else:
             for slot in SLOTS:
-                value = getattr(state, slot)
-                fields[slot] = None if value == DONTCARE else value
+                value = getattr(state, slot.rule)
+                fields[slot.rule] = None if value == DONTCARE else value
         if any(fields.get(field) is None for field in FIELD_RE.findall(template)):
             return None
         if restaurant in self.spaced:
@@ -205,18 +204,18 @@ class Compiled:
         return mentioned
 
 
-def observe(state: State, turn: BotTurn, gold: str | None = None) -> None:
-    """Update the state with the gold bot turn (or ``gold``, the same turn with its
-    restaurant names written as the results write them) and its result lines."""
-    gold = turn.gold if gold is None else gold
+def _take_gold(state: State, turn: BotTurn, gold: str) -> None:
+    """Update the state with the gold bot turn (``gold``: written with its restaurant
+    names as the results write them): an api_call's slots and result lines, or the
+    restaurant of the results it names."""
     if is_api_call(gold) and gold != NO_RESULT:
         parts = gold.split()[1:]
         if len(parts) == 3:
             for slot, value in zip(SLOTS, parts):
-                if value != ATTRIBUTE_OF[slot]:
-                    setattr(state, slot, value)
-                elif getattr(state, slot) != DONTCARE:
-                    setattr(state, slot, None)
+                if value != slot.attribute:
+                    setattr(state, slot.rule, value)
+                elif getattr(state, slot.rule) != DONTCARE:
+                    setattr(state, slot.rule, None)
         state.last_call = gold
         state.called = True
         state.results = {}
@@ -270,19 +269,26 @@ def looked_up(rule_ids) -> list:
     return [(rule_id, methodcaller("get", rule_id)) for rule_id in rule_ids]
 
 
-def predict(compiled: Compiled, turns: list[BotTurn]) -> list[Prediction]:
-    """The chosen response (``choose``) for every turn."""
-    out = []
+def states(compiled: Compiled, turns: list[BotTurn]):
+    """Each turn with the engine's state at it, after the user turn (``before_response``),
+    and the slots the user turn names: (turn, state, mentioned). The gold bot turn is
+    observed when the next is asked for; a new dialog starts a new state."""
     state = None
     dialog = -1
-    responders = compiled.responders
     for turn in turns:
         if turn.dialog != dialog:
             state, dialog = State(), turn.dialog
-        user = turn.user
-        won = choose(responders, state, user, compiled.before_response(state, user))
-        out.append(NOTHING if won is None else Prediction(won[1], won[0].id))
+        yield turn, state, compiled.before_response(state, turn.user)
         compiled.observe(state, turn)
+
+
+def predict(compiled: Compiled, turns: list[BotTurn]) -> list[Prediction]:
+    """The chosen response (``choose``) for every turn."""
+    out = []
+    responders = compiled.responders
+    for turn, state, mentioned in states(compiled, turns):
+        won = choose(responders, state, turn.user, mentioned)
+        out.append(NOTHING if won is None else Prediction(won[1], won[0].id))
     return out
 
 
@@ -290,21 +296,15 @@ def candidates(compiled: Compiled, turns: list[BotTurn]) -> list[dict[str, str]]
     """For every turn, the response of every response rule that gives one (rule id ->
     response), in rule order."""
     out = []
-    state = None
-    dialog = -1
-    for turn in turns:
-        if turn.dialog != dialog:
-            state, dialog = State(), turn.dialog
-        mentioned = compiled.before_response(state, turn.user)
+    for turn, state, mentioned in states(compiled, turns):
         found = {}
         for rule, respond in compiled.responders:
             text = respond(state, turn.user, mentioned)
             if text is not None:
                 found[rule.id] = text
         out.append(found)
-        compiled.observe(state, turn)
     return out
 
 
 __all__ = ["State", "Compiled", "Prediction", "every_response_rule",
-           "choose", "looked_up", "predict", "candidates", "observe"]
+           "choose", "looked_up", "states", "predict", "candidates"]

@@ -24,16 +24,17 @@ from ..convert.kb import read_kb
 from ..errors import Dstc2ConvError
 from ..task6.format import SILENCE, read_dialogs
 from ..task6.stats import rating_consistency
+from ..task6.vocabulary import SLOTS
 from .fidelity import (
     CALL_MISSING,
     DIALOG_MISSING,
+    DIFFERENCE_KINDS,
     EXTRA_CALL,
     EXTRA_DIALOG,
     EXTRA_SYSTEM,
-    KINDS,
     LENGTH_DIFFERS,
     MISALIGNED,
-    OTHER,
+    OTHER_DIFFERENCE,
     RESULTS_DIFFER,
     SLOT_DIFFERS,
     SLOT_DROPPED,
@@ -54,7 +55,6 @@ from .sessions import read_sessions
 from .views import View, normal_block, view
 
 SAME_CALL_RATIO = 0.5
-SLOT_NAMES = ("cuisine", "location", "price")
 
 
 def _slot_diffs(ours: str, ref: str) -> tuple[list[str], bool]:
@@ -66,7 +66,7 @@ def _slot_diffs(ours: str, ref: str) -> tuple[list[str], bool]:
     for i, (x, y) in enumerate(zip(a, b)):
         if x == y:
             continue
-        slot = SLOT_NAMES[i] if i < len(SLOT_NAMES) else f"slot {i + 1}"
+        slot = SLOTS[i].word if i < len(SLOTS) else f"slot {i + 1}"
         if x.startswith("R_") and not y.startswith("R_"):
             notes.append(f"{slot} dropped in ours (ref {y})")
             dropped = True
@@ -83,15 +83,19 @@ class _Tally:
 
     def __init__(self, sessions):
         self.sessions = sessions
-        self.counts = {k: 0 for k in KINDS}
-        self.dialogs = {k: set() for k in KINDS}
-        self.examples: dict[str, list[Example]] = {k: [] for k in KINDS}
+        self.counts = {k: 0 for k in DIFFERENCE_KINDS}
+        self.dialogs = {k: set() for k in DIFFERENCE_KINDS}
+        self.examples: dict[str, list[Example]] = {k: [] for k in DIFFERENCE_KINDS}
+
+    def session(self, index: int) -> str | None:
+        """The DSTC2 session of the dialog at ``index`` (from 0), if known."""
+        return self.sessions[index] if index < len(self.sessions) else None
 
     def add(self, kind: str, index: int, ours_line, ref_line, text: str, n: int = 1) -> None:
+        """``n`` differences of ``kind`` in the dialogs at ``index`` (from 0)."""
         self.counts[kind] += n
         self.dialogs[kind].add(index)
-        session = self.sessions[index] if index < len(self.sessions) else None
-        self.examples[kind].append(Example(index + 1, ours_line, ref_line, session, text))
+        self.examples[kind].append(Example(index + 1, ours_line, ref_line, self.session(index), text))
 
 
 def _q(text: str) -> str:
@@ -107,14 +111,14 @@ def _compare_pair(i: int, o: View, r: View, tally: _Tally, facts: dict, got: dic
 
     def compare_blocks(k_o: int, k_r: int) -> None:
         to, tr = o.turns[k_o], r.turns[k_r]
-        if normal_block(to.block) == normal_block(tr.block):
+        if normal_block(to.context) == normal_block(tr.context):
             got["blocks"] += 1
             return
-        eo, er = block_entries(to.block), block_entries(tr.block)
+        eo, er = block_entries(to.context), block_entries(tr.context)
         only_o = sorted(set(eo) - set(er))
         only_r = sorted(set(er) - set(eo))
         changed = sorted(n for n in set(eo) & set(er) if eo[n] != er[n])
-        notes = [tr.bot]
+        notes = [tr.gold]
         if only_o:
             notes.append("only in ours: " + ", ".join(only_o))
         if only_r:
@@ -122,8 +126,8 @@ def _compare_pair(i: int, o: View, r: View, tally: _Tally, facts: dict, got: dic
         if changed:
             notes.append("in both, facts differ: " + ", ".join(changed))
         if not (only_o or only_r or changed):
-            notes.append("ours: " + " | ".join(normal_block(to.block))
-                         + "; ref: " + " | ".join(normal_block(tr.block)))
+            notes.append("ours: " + " | ".join(normal_block(to.context))
+                         + "; ref: " + " | ".join(normal_block(tr.context)))
         explained = [explain_facts(n, facts) for n in only_o + only_r + changed]
         if explained:
             notes.append("facts: " + "; ".join(explained))
@@ -145,16 +149,16 @@ def _compare_pair(i: int, o: View, r: View, tally: _Tally, facts: dict, got: dic
             if k_r is None:
                 at = r_sys[r1] if r1 < len(r_sys) else len(r.turns)
                 tally.add(EXTRA_SYSTEM, i, o.turns[k_o].line, line_of(r, at),
-                          f"ours has {_q(o.turns[k_o].bot)}, ref none")
+                          f"ours has {_q(o.turns[k_o].gold)}, ref none")
             elif k_o is None:
                 at = o_sys[o1] if o1 < len(o_sys) else len(o.turns)
                 tally.add(SYSTEM_MISSING, i, line_of(o, at), r.turns[k_r].line,
-                          f"ref has {_q(r.turns[k_r].bot)}, ours none")
-            elif r.turns[k_r].bot == o.turns[k_o].bot:
+                          f"ref has {_q(r.turns[k_r].gold)}, ours none")
+            elif r.turns[k_r].gold == o.turns[k_o].gold:
                 got["system"] += 1
             else:
                 tally.add(SYSTEM_DIFFERS, i, o.turns[k_o].line, r.turns[k_r].line,
-                          f"ours {_q(o.turns[k_o].bot)}, ref {_q(r.turns[k_r].bot)}")
+                          f"ours {_q(o.turns[k_o].gold)}, ref {_q(r.turns[k_r].gold)}")
     columns.append((len(r.turns), len(o.turns)))
 
     # Then the calls, each in the column of the system turn it precedes.
@@ -170,22 +174,22 @@ def _compare_pair(i: int, o: View, r: View, tally: _Tally, facts: dict, got: dic
         r_calls, o_calls = calls_before(r, k_r), calls_before(o, k_o)
         for c_r, c_o in zip(r_calls, o_calls):
             tr, to = r.turns[c_r], o.turns[c_o]
-            if tr.bot == to.bot:
+            if tr.gold == to.gold:
                 got["calls"] += 1
                 compare_blocks(c_o, c_r)
                 continue
-            notes, dropped = _slot_diffs(to.bot, tr.bot)
+            notes, dropped = _slot_diffs(to.gold, tr.gold)
             tally.add(SLOT_DROPPED if dropped else SLOT_DIFFERS, i, to.line, tr.line,
-                      f"ours {_q(to.bot)}, ref {_q(tr.bot)}: " + "; ".join(notes))
+                      f"ours {_q(to.gold)}, ref {_q(tr.gold)}: " + "; ".join(notes))
         for c_r in r_calls[len(o_calls):]:
             tr = r.turns[c_r]
-            after = r.turns[c_r + 1].bot if c_r + 1 < len(r.turns) else "the end"
+            after = r.turns[c_r + 1].gold if c_r + 1 < len(r.turns) else "the end"
             tally.add(CALL_MISSING, i, line_of(o, k_o if k_o is not None else len(o.turns)), tr.line,
-                      f"ref has {_q(tr.bot)} (before {_q(after)}), ours none")
+                      f"ref has {_q(tr.gold)} (before {_q(after)}), ours none")
         for c_o in o_calls[len(r_calls):]:
             to = o.turns[c_o]
             tally.add(EXTRA_CALL, i, to.line, line_of(r, k_r if k_r is not None else len(r.turns)),
-                      f"ours has {_q(to.bot)}, ref none")
+                      f"ours has {_q(to.gold)}, ref none")
 
     users = difflib.SequenceMatcher(None, r.users, o.users, autojunk=False)
     for op, r1, r2, o1, o2 in users.get_opcodes():
@@ -212,7 +216,7 @@ def _compare_pair(i: int, o: View, r: View, tally: _Tally, facts: dict, got: dic
             text = "result lines before the first exchange differ"
         else:
             text = "the dialogs differ (see the diff)"
-        tally.add(OTHER, i, o.start, r.start, text)
+        tally.add(OTHER_DIFFERENCE, i, o.start, r.start, text)
 
 
 def _same_call(o: View, r: View) -> bool:
@@ -238,9 +242,6 @@ def compare_views(ours: list[View], ref: list[View], *, ours_path: str = "ours",
     present = sum(1 for k, r in enumerate(ref)
                   if r.users in ours_index or (k < len(ours) and _same_call(ours[k], r)))
 
-    def session(k: int) -> str | None:
-        return sessions[k] if k < len(sessions) else None
-
     for k in range(max(len(ours), len(ref))):
         o = ours[k] if k < len(ours) else None
         r = ref[k] if k < len(ref) else None
@@ -251,7 +252,7 @@ def compare_views(ours: list[View], ref: list[View], *, ours_path: str = "ours",
             got["system"] += sum(not t.is_call for t in r.turns)
             got["blocks"] += sum(t.is_call for t in r.turns)
             continue
-        differing.append(DiffSite(k + 1, o.dialog if o else None, r.dialog if r else None, session(k)))
+        differing.append(DiffSite(k + 1, o, r, tally.session(k)))
         if r is not None and (o is None or not _same_call(o, r)):
             lost["calls"] += sum(t.is_call for t in r.turns)
             lost["system"] += sum(not t.is_call for t in r.turns)
@@ -286,7 +287,7 @@ def compare_views(ours: list[View], ref: list[View], *, ours_path: str = "ours",
         Measure("rating_ref", "offers to the highest rated, ref", ref_good, ref_offers),
     )
     c = tally.counts
-    aligned_differing = len({d for kind in KINDS for d in tally.dialogs[kind]}
+    aligned_differing = len({d for kind in DIFFERENCE_KINDS for d in tally.dialogs[kind]}
                             - tally.dialogs[MISALIGNED] - tally.dialogs[DIALOG_MISSING]
                             - tally.dialogs[EXTRA_DIALOG])
     accounting = (
@@ -301,7 +302,7 @@ def compare_views(ours: list[View], ref: list[View], *, ours_path: str = "ours",
                     (SLOT_DIFFERS, c[SLOT_DIFFERS]), ("in misaligned or missing dialogs", lost["calls"]))),
         Accounting("result_blocks", blocks_total - got["blocks"], ((RESULTS_DIFFER, c[RESULTS_DIFFER]),)),
     )
-    kinds = tuple(DifferenceKind(k, c[k], len(tally.dialogs[k]), tuple(tally.examples[k])) for k in KINDS)
+    kinds = tuple(DifferenceKind(k, c[k], len(tally.dialogs[k]), tuple(tally.examples[k])) for k in DIFFERENCE_KINDS)
     return CompareReport(ours_path, ref_path, len(ours), len(ref), kb_path, manifest_path,
                          measures, kinds, accounting, tuple(differing))
 
@@ -311,8 +312,8 @@ def compare_files(ours: str | os.PathLike, ref: str | os.PathLike, kb: str | os.
     """Compare two task-6 files. ``manifest``: the build's manifest.json, to name each
     dialog's DSTC2 session (default: manifest.json beside ``ours`` if it lists it)."""
     ours, ref = os.fspath(ours), os.fspath(ref)
-    ours_views = [view(d) for d in read_dialogs(ours)]
-    ref_views = [view(d) for d in read_dialogs(ref)]
+    ours_views = [view(d, k) for k, d in enumerate(read_dialogs(ours))]
+    ref_views = [view(d, k) for k, d in enumerate(read_dialogs(ref))]
     kb_facts = None
     if kb is not None:
         kb = os.fspath(kb)

@@ -7,7 +7,7 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
-from ..task6.format import RATING, Context, Dialog, Fact
+from ..task6.format import RATING, Fact
 from ..task6.vocabulary import ATTRIBUTES
 from .views import View, blank_rating
 
@@ -25,10 +25,10 @@ SYSTEM_MISSING = "system turn missing"
 EXTRA_SYSTEM = "extra system turn"
 USER_DIFFERS = "user turn differs"
 LENGTH_DIFFERS = "dialog length differs"
-OTHER = "other difference"
-KINDS = (MISALIGNED, DIALOG_MISSING, EXTRA_DIALOG, CALL_MISSING, EXTRA_CALL, SLOT_DROPPED,
-         SLOT_DIFFERS, RESULTS_DIFFER, SYSTEM_DIFFERS, SYSTEM_MISSING, EXTRA_SYSTEM,
-         USER_DIFFERS, LENGTH_DIFFERS, OTHER)
+OTHER_DIFFERENCE = "other difference"
+DIFFERENCE_KINDS = (MISALIGNED, DIALOG_MISSING, EXTRA_DIALOG, CALL_MISSING, EXTRA_CALL, SLOT_DROPPED,
+                    SLOT_DIFFERS, RESULTS_DIFFER, SYSTEM_DIFFERS, SYSTEM_MISSING, EXTRA_SYSTEM,
+                    USER_DIFFERS, LENGTH_DIFFERS, OTHER_DIFFERENCE)
 
 
 # ---------------------------------------------------------------------------------------
@@ -50,7 +50,7 @@ def file_facts(views: list[View]) -> dict[str, dict[str, tuple[str, ...]]]:
     """name -> attribute -> the distinct values the file's result lines give it."""
     facts: dict[str, dict[str, set]] = {}
     for v in views:
-        for lines in (v.lead, *(t.block for t in v.turns)):
+        for lines in (v.lead, *(t.context for t in v.turns)):
             for line in lines:
                 fact = Fact.match(line)
                 if fact is not None and fact.attribute != RATING:
@@ -93,14 +93,14 @@ class Measure:
 
 @dataclass(frozen=True)
 class Example:
-    dialog: int               # position, from 1
+    position: int             # the dialog's position in the files, from 1
     ours_line: int | None
     ref_line: int | None
     session: str | None
     text: str
 
     def where(self) -> str:
-        parts = [f"dialog {self.dialog}"]
+        parts = [f"dialog {self.position}"]
         if self.ours_line is not None:
             parts.append(f"ours line {self.ours_line}")
         if self.ref_line is not None:
@@ -110,7 +110,7 @@ class Example:
         return ", ".join(parts)
 
     def to_dict(self) -> dict:
-        return {"dialog": self.dialog, "ours_line": self.ours_line, "ref_line": self.ref_line,
+        return {"dialog": self.position, "ours_line": self.ours_line, "ref_line": self.ref_line,
                 "session": self.session, "text": self.text}
 
 
@@ -144,15 +144,15 @@ class Accounting:
 @dataclass(frozen=True)
 class DiffSite:
     """A differing pair of dialogs, for showing as a unified diff."""
-    index: int                # position, from 1
-    ours: Dialog | None
-    ref: Dialog | None
+    position: int             # the dialog's position in the files, from 1
+    ours: View | None
+    ref: View | None
     session: str | None
 
     def diff(self, ours_path: str, ref_path: str) -> str:
         ref_lines, ref_start = _display(self.ref)
         ours_lines, ours_start = _display(self.ours)
-        head = [f"dialog {self.index}: ours line {ours_start or '-'}, ref line {ref_start or '-'}"
+        head = [f"dialog {self.position}: ours line {ours_start or '-'}, ref line {ref_start or '-'}"
                 + (f", {self.session}" if self.session else "")]
         body = difflib.unified_diff(ref_lines, ours_lines, f"ref  {ref_path}", f"ours {ours_path}",
                                     n=2, lineterm="")
@@ -163,27 +163,21 @@ class DiffSite:
         return "\n".join(head)
 
     def to_dict(self, ours_path: str, ref_path: str) -> dict:
-        return {"dialog": self.index, "session": self.session,
-                "ours_line": self.ours.start_line if self.ours else None,
-                "ref_line": self.ref.start_line if self.ref else None,
+        return {"dialog": self.position, "session": self.session,
+                "ours_line": self.ours.start if self.ours else None,
+                "ref_line": self.ref.start if self.ref else None,
                 "diff": self.diff(ours_path, ref_path)}
 
 
-def _display(dialog: Dialog | None) -> tuple[list[str], int]:
+def _display(v: View | None) -> tuple[list[str], int]:
     """A dialog's lines without their numbers, each result block sorted with ratings blanked."""
-    if dialog is None:
+    if v is None:
         return [], 0
-    out: list[str] = []
-    block: list[str] = []
-    for line in dialog.lines:
-        if isinstance(line, Context):
-            block.append(blank_rating(line.text))
-            continue
-        out.extend(sorted(block))
-        block = []
-        out.append(f"{line.user}\t{line.bot}")
-    out.extend(sorted(block))
-    return out, dialog.start_line
+    out = sorted(blank_rating(line) for line in v.lead)
+    for t in v.turns:
+        out.append(f"{t.user}\t{t.gold}")
+        out.extend(sorted(blank_rating(line) for line in t.context))
+    return out, v.start
 
 
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")

@@ -1,9 +1,16 @@
-"""`dstc2conv score PREDS REF`: the task-6 scorer for any system's predictions, one bot
-utterance a line in the order of REF's bot turns; with ``--compare PREDS2``, the paired
-comparison of two systems."""
+"""`dstc2conv score PREDS REF`: the task-6 scorer for any system's predictions: one bot
+utterance a line in the order of REF's bot turns, ranked candidates (JSON lines), or a
+DSTC6 result file (``--dstc6 SAMPLES``); every metric of the registry
+(``dstc2conv.evaluate.metrics``) the input allows, or those ``--metrics`` names. With
+``--compare PREDS2``, the paired comparison of two systems; with ``--system NAME=PREDS``
+(repeated), a table of several systems side by side; ``--turns FILE`` writes every
+turn's figures."""
 from __future__ import annotations
 
 import json
+import os
+import sys
+from dataclasses import dataclass
 
 from ..errors import Dstc2ConvError
 
@@ -11,96 +18,197 @@ FLIPS = 10
 RESAMPLES = 1000
 
 
+@dataclass(frozen=True)
+class System:
+    name: str
+    path: str
+    kind: str                      # text, ranking, dstc6
+    predictions: tuple[str, ...]
+    ranks: tuple | None
+
+
+def _load(path: str, name: str, args, turns) -> System:
+    """A system's predictions, of the kind the file holds."""
+    from . import responses as r
+    from .rankings import check_candidates, gold_rank, looks_ranked, read_rankings
+
+    if args.dstc6 is not None:
+        from ..exports.dstc6 import read_results
+        results = read_results(path, args.samples)
+        return System(name, path, "dstc6", tuple(ranked[0] if ranked else "" for ranked, _ in results),
+                      tuple(rank for _, rank in results))
+    if looks_ranked(path):
+        rankings = read_rankings(path)
+        r.check_count(path, rankings, args.ref, turns)
+        if args.candidates is not None:
+            from ..task6.candidates import read_candidates
+            check_candidates(path, rankings, read_candidates(args.candidates), args.candidates)
+        return System(name, path, "ranking", tuple(ranked[0] for ranked in rankings),
+                      tuple(gold_rank(ranked, t.gold) for ranked, t in zip(rankings, turns)))
+    predictions = r.read_predictions(path)
+    r.check_count(path, predictions, args.ref, turns)
+    return System(name, path, "text", predictions, None)
+
+
+def _kb(args, sessions):
+    """The KB: --kb, else the one of the build whose manifest lists REF, else the shipped
+    published KB, else the published KB file beside REF; None without any."""
+    from .entities import KB_FILE, read_entity_kb, shipped_kb
+
+    if args.kb is not None:
+        return read_entity_kb(args.kb)
+    found = []
+    if sessions is not None:
+        found.append(os.path.join(os.path.dirname(sessions.manifest), KB_FILE))
+    found += [shipped_kb(), os.path.join(os.path.dirname(os.path.abspath(args.ref)), KB_FILE)]
+    path = next((p for p in found if p and os.path.isfile(p)), None)
+    return read_entity_kb(path) if path else None
+
+
+def _parse_systems(args) -> list[tuple[str, str]]:
+    if args.list_metrics:
+        return []
+    if args.system:
+        if len(args.files) != 1:
+            raise Dstc2ConvError("with --system NAME=PREDS, give REF alone: dstc2conv score REF --system A=PREDS ...")
+        if args.compare is not None:
+            raise Dstc2ConvError("--compare is for one PREDS: with --system, every system is compared with the first")
+        args.ref = args.files[0]
+        out = []
+        for given in args.system:
+            name, sep, path = given.partition("=")
+            if not sep or not name or not path:
+                raise Dstc2ConvError(f"--system {given!r}: give NAME=PREDS")
+            if name in (n for n, _ in out):
+                raise Dstc2ConvError(f"--system {name}: the name is given twice")
+            out.append((name, path))
+        return out
+    if len(args.files) != 2:
+        raise Dstc2ConvError("give PREDS and REF (or REF and --system NAME=PREDS ...)")
+    args.preds, args.ref = args.files
+    return [("PREDS", args.preds)] + ([("PREDS2", args.compare)] if args.compare is not None else [])
+
+
 def _cmd_score(args) -> int:
-    from ..files import sha256_file
+    from ..files import check_writable, sha256_file
     from ..task6.format import read_dialogs
     from ..task6.turns import turns_of
-    from . import responses as r
+    from . import metrics as m
     from .sessions import read_sessions
 
-    if args.compare is None and (args.bootstrap, args.seed, args.flips) != (None, None, None):
+    if args.list_metrics:
+        print(m.docs_table() if args.markdown else m.text_table())
+        return 0
+    if args.markdown:
+        raise Dstc2ConvError("--markdown is for --list-metrics")
+    given = _parse_systems(args)
+    several = bool(args.system)
+    if args.compare is None and not several and (args.bootstrap, args.seed, args.flips) != (None, None, None):
         raise Dstc2ConvError("--bootstrap, --seed and --flips are for --compare PREDS2")
+    if several and args.flips is not None:
+        raise Dstc2ConvError("--flips is for --compare PREDS2")
+    if args.turns is not None:
+        check_writable(args.turns, (args.ref, args.kb, args.manifest, args.dstc6, args.candidates,
+                                    *(p for _, p in given)))
+        if os.path.splitext(args.turns)[1].lower() not in (".jsonl", ".csv"):
+            raise Dstc2ConvError("--turns: give a file ending .jsonl (JSON lines) or .csv", args.turns)
     dialogs = read_dialogs(args.ref)
     turns = turns_of(dialogs)
     if not turns:
         raise Dstc2ConvError("no bot turns", args.ref)
-    files = [args.preds] + ([args.compare] if args.compare is not None else [])
-    results = []
-    for path in files:
-        predictions = r.read_predictions(path)
-        r.check_count(path, predictions, args.ref, turns)
-        results.append((predictions, r.outcomes(predictions, turns)))
+    args.samples = None
+    if args.dstc6 is not None:
+        args.samples = _samples(args.dstc6, turns)
+    systems = [_load(path, name, args, turns) for name, path in given]
     sessions = read_sessions(args.ref, len(dialogs), args.manifest)
-    sig = r.signature(sha256_file(args.ref))
-
-    def summary(outcomes) -> dict:
-        return {"score": r.score(outcomes, turns, sig), "by_kind": r.by_kind(outcomes, turns),
-                "by_system": r.by_system(outcomes, turns, sessions.systems) if sessions else None}
-
-    first = summary(results[0][1])
-    if args.compare is None:
-        _print(args, first, None)
+    kb = _kb(args, sessions)
+    names = m.choose(args.metrics, [s.kind for s in systems], kb is not None)
+    scored = [m.compute(m.Inputs(tuple(turns), s.predictions, s.kind, s.ranks, args.match, kb),
+                        m.applicable(names, s.kind)) for s in systems]
+    data_sha = sha256_file(args.ref)
+    sig = m.signature(data_sha, [], scored[0].inputs, names)
+    if args.turns is not None:
+        _write_turns(args.turns, systems, scored, sessions, several)
+    if several:
+        from .published import published
+        _print_table(args, systems, scored, names, sig, published(data_sha), sessions)
         return 0
-    second = summary(results[1][1])
-    comparison = r.paired(results[0][1], results[1][1], turns, args.bootstrap or RESAMPLES, args.seed or 0)
-    flips = _flips(comparison, turns, results[0][0], results[1][0], FLIPS if args.flips is None else args.flips)
-    _print(args, first, (second, comparison, flips))
+    _print_one(args, systems, scored, sig, sessions)
     return 0
 
 
-def _flips(comparison, turns, a, b, first: int) -> dict:
-    """The first ``first`` turns that flipped each way, as dicts."""
-    def row(i: int) -> dict:
-        t = turns[i]
-        return {"dialog": t.dialog + 1, "line": t.line, "user": t.user, "gold": t.gold.strip(),
-                "preds": a[i], "preds2": b[i]}
-    return {"right": [row(i) for i in comparison.flipped_right[:first]],
-            "wrong": [row(i) for i in comparison.flipped_wrong[:first]]}
+def _samples(path: str, turns):
+    from ..exports.dstc6 import read_samples
+
+    found = read_samples(path)
+    if len(found) != len(turns):
+        raise Dstc2ConvError(f"{len(found)} samples, the reference has {len(turns)} bot turns: "
+                             "not the samples of this file", path)
+    for number, (sample, turn) in enumerate(zip(found, turns), 1):
+        answer = dict(sample.candidates).get(sample.answer)
+        if answer is None or answer.strip() != turn.gold.strip():
+            raise Dstc2ConvError(f"sample {number} ({sample.dialog_id}): its answer is not the gold of bot turn "
+                                 f"{number} of the reference", path)
+    return found
 
 
-def _parts(parts: dict) -> dict:
-    return {name: {k: v for k, v in part.to_dict().items() if k != "signature"} for name, part in parts.items()}
+def _summary(scored, turns, sessions) -> dict:
+    from . import responses as r
+
+    outcomes = scored.outcomes
+    has_accuracy = "accuracy" in scored.figures
+    by_system = None
+    if sessions and has_accuracy:
+        by_system = {n: s.to_dict() for n, s in r.by_system(outcomes, turns, sessions.systems).items()}
+    return {"figures": scored.figures, "outcomes": outcomes, "by_system": by_system,
+            "by_kind": r.by_kind(outcomes, turns) if has_accuracy else None}
 
 
-def _as_dict(summary: dict) -> dict:
-    out = summary["score"].to_dict()
-    if summary["by_system"] is not None:
-        out["by_system"] = _parts(summary["by_system"])
-    out["by_kind"] = _parts(summary["by_kind"])
-    return out
+def _print_one(args, systems, scored, sig, sessions) -> None:
+    from . import responses as r
+    from . import score_output as out
 
-
-def _print(args, first: dict, compared) -> None:
+    turns = scored[0].inputs.turns
+    first = _summary(scored[0], turns, sessions)
+    compared = None
+    if len(systems) == 2:
+        second = _summary(scored[1], turns, sessions)
+        comparison = r.paired(first["outcomes"], second["outcomes"], turns, args.bootstrap or RESAMPLES,
+                              args.seed or 0)
+        flips = _flips(comparison, turns, systems[0].predictions, systems[1].predictions,
+                       FLIPS if args.flips is None else args.flips)
+        compared = (second, comparison, flips)
     if args.json:
-        out = _as_dict(first)
+        result = _as_dict(first, sig)
         if compared:
             second, comparison, flips = compared
-            out["compare"] = {"file": args.compare, **_as_dict(second), "difference": comparison.difference,
-                              "bootstrap": comparison.bootstrap.to_dict(),
-                              "flipped_right": len(comparison.flipped_right),
-                              "flipped_wrong": len(comparison.flipped_wrong), "flips": flips}
-            del out["compare"]["signature"]
-        print(json.dumps(out, indent=2))
+            result["compare"] = {"file": args.compare, **_as_dict(second, sig), "difference": comparison.difference,
+                                 "bootstrap": comparison.bootstrap.to_dict(),
+                                 "flipped_right": len(comparison.flipped_right),
+                                 "flipped_wrong": len(comparison.flipped_wrong), "flips": flips}
+            del result["compare"]["signature"]
+        print(json.dumps(result, indent=2))
         return
-    _print_score(first)
-    print(f"signature              {first['score'].signature}")
-    _print_systems(first)
+    print("\n".join(out.score_lines(first["figures"], sig, first["by_system"])))
     if not compared:
-        print()
-        print(_kinds_table([first["by_kind"]], first["score"]))
+        if first["by_kind"] is not None:
+            print()
+            print(_kinds_table([first["by_kind"]], first["figures"]["accuracy"]))
         return
     second, comparison, flips = compared
     boot = comparison.bootstrap
     print()
     print(f"PREDS2                 {args.compare}")
-    _print_score(second)
-    _print_systems(second)
-    print()
-    print(_kinds_table([first["by_kind"], second["by_kind"]], first["score"], second["score"]))
+    lines = out.score_lines(second["figures"], sig, second["by_system"])
+    print("\n".join(line for line in lines if not line.startswith("signature ")))
+    if first["by_kind"] is not None:
+        print()
+        print(_kinds_table([first["by_kind"], second["by_kind"]], first["figures"]["accuracy"],
+                           second["figures"]["accuracy"]))
     print()
     print(f"difference             {comparison.difference:+.2%} per response (PREDS2 - PREDS), "
           f"95% interval [{boot.low:+.2%}, {boot.high:+.2%}]")
-    print(f"bootstrap              {boot.resamples} resamples of the {first['score'].dialogs} dialogs, "
+    print(f"bootstrap              {boot.resamples} resamples of the {len({t.dialog for t in turns})} dialogs, "
           f"seed {boot.seed}; PREDS2 not better in {boot.share_not_better:.1%} of them")
     print(f"flipped                {len(comparison.flipped_right)} turns now right, "
           f"{len(comparison.flipped_wrong)} now wrong (PREDS -> PREDS2)")
@@ -113,38 +221,173 @@ def _print(args, first: dict, compared) -> None:
             print(f"  ... and {len(total) - len(flips[key])} more {label} (--flips N shows more)")
 
 
-def _print_score(summary: dict) -> None:
-    s = summary["score"]
-    print(f"per-response accuracy  {s.per_response:.2%}  ({s.correct}/{s.responses})")
-    print(f"per-dialog accuracy    {s.per_dialog:.2%}  ({s.dialogs_correct}/{s.dialogs})")
+def _as_dict(summary: dict, sig: str) -> dict:
+    from . import score_output as out
+
+    result = out.as_dict(summary["figures"], sig, summary["by_system"])
+    if summary["by_kind"] is not None:
+        result["by_kind"] = out.parts(summary["by_kind"])
+    return result
 
 
-def _print_systems(summary: dict) -> None:
-    for name, part in (summary["by_system"] or {}).items():
-        print(f"system {name:<15} {part.per_response:.2%}  ({part.correct}/{part.responses}) per response, "
-              f"{part.per_dialog:.2%}  ({part.dialogs_correct}/{part.dialogs}) per dialog")
+def _flips(comparison, turns, a, b, first: int) -> dict:
+    """The first ``first`` turns that flipped each way, as dicts."""
+    def row(i: int) -> dict:
+        t = turns[i]
+        return {"dialog": t.dialog + 1, "line": t.line, "user": t.user, "gold": t.gold.strip(),
+                "preds": a[i], "preds2": b[i]}
+    return {"right": [row(i) for i in comparison.flipped_right[:first]],
+            "wrong": [row(i) for i in comparison.flipped_wrong[:first]]}
 
 
 def _kinds_table(kinds: list[dict], *totals) -> str:
     """Responses per kind, and each file's correct ones and accuracy; a total row last."""
-    head = ["kind", "responses"] + (["correct", "accuracy"] if len(kinds) == 1 else
-                                    ["PREDS", "accuracy", "PREDS2", "accuracy", "difference"])
-    rows = []
-    for name, count in kinds[0].items():
-        rows.append(_row(name, count.responses, [k[name].correct for k in kinds]))
-    rows.append(_row("total", totals[0].responses, [t.correct for t in totals]))
-    widths = [max(len(row[i]) for row in [head] + rows) for i in range(len(head))]
-    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
-                     .rstrip() for row in [head] + rows)
+    from .tables import Table, as_text
+
+    columns = ("kind", "responses") + (("correct", "accuracy") if len(kinds) == 1 else
+                                       ("PREDS", "accuracy", "PREDS2", "accuracy", "difference"))
+    rows = [_row(name, count.responses, [k[name].correct for k in kinds]) for name, count in kinds[0].items()]
+    rows.append(_row("total", totals[0]["responses"], [t["correct"] for t in totals]))
+    return as_text(Table("kinds", columns, tuple(rows)))
 
 
-def _row(name: str, responses: int, rights: list[int]) -> list[str]:
-    row = [name, str(responses)]
+def _row(name: str, responses: int, rights: list[int]) -> tuple:
+    from .tables import Signed
+
+    row = [name, responses]
     for right in rights:
-        row += [str(right), f"{right / responses:.2%}"]
+        row += [right, right / responses]
     if len(rights) == 2:
-        row.append(f"{(rights[1] - rights[0]) / responses:+.2%}")
-    return row
+        row.append(Signed((rights[1] - rights[0]) / responses))
+    return tuple(row)
+
+
+# ---------------------------------------------------------------- several systems
+
+
+def _columns(names) -> list[tuple[str, str, str]]:
+    """(column, metric, figure) of the table of systems: accuracy's two, each other
+    metric's headline."""
+    from .metrics import METRICS
+
+    out = []
+    for name in names:
+        if name == "accuracy":
+            out += [("per_response", name, "per_response"), ("per_dialog", name, "per_dialog")]
+        else:
+            out.append((name, name, METRICS[name].headline))
+    return out
+
+
+def _cell(metric: str, value):
+    from .metrics import METRICS
+    from .tables import Fixed, Plain
+
+    if METRICS[metric].percent:
+        return value
+    return Plain(value) if metric == "bleu" else Fixed(value)
+
+
+def _print_table(args, systems, scored, names, sig, known, sessions) -> None:
+    from . import responses as r
+    from .published import REPORTED, SOURCE
+    from .tables import Signed, Table, as_text
+
+    turns = scored[0].inputs.turns
+    columns = _columns(names)
+    first = scored[0].outcomes
+    rows, comparisons = [], {}
+    for system, s in zip(systems, scored):
+        row = [system.name] + [_cell(metric, s.figures[metric][key]) if metric in s.figures else None
+                               for _, metric, key in columns]
+        if len(systems) > 1:
+            if s is scored[0]:
+                row += [None, None]
+            else:
+                comparison = r.paired(first, s.outcomes, turns, args.bootstrap or RESAMPLES, args.seed or 0)
+                comparisons[system.name] = comparison
+                boot = comparison.bootstrap
+                row += [Signed(comparison.difference), f"[{boot.low:+.2%}, {boot.high:+.2%}]"]
+        rows.append(tuple(row))
+    head = ("system",) + tuple(c for c, _, _ in columns)
+    if len(systems) > 1:
+        head += (f"vs {systems[0].name}", "95% interval")
+    note = _ref_note(args.ref, known, sessions)
+    if args.json:
+        result = {"ref": args.ref, "published": known[0] if known else None, "signature": sig,
+                  "systems": {s.name: {"file": s.path, **{k: v for k, v in sc.figures.items()}} for s, sc
+                              in zip(systems, scored)}}
+        for name, comparison in comparisons.items():
+            result["systems"][name]["compare"] = {"with": systems[0].name, "difference": comparison.difference,
+                                                  "bootstrap": comparison.bootstrap.to_dict()}
+        if known and known[1] in ("train", "dev", "test"):
+            result["reported"] = {"source": SOURCE, "systems": [
+                {"system": n, "per_response": p, "per_dialog": d} for n, p, d in REPORTED]}
+        else:
+            result["note"] = note
+        print(json.dumps(result, indent=2))
+        return
+    print(f"{'REF':<22} {args.ref}")
+    print(f"{'signature':<22} {sig}")
+    if note:
+        print(f"{'note':<22} {note}")
+    print()
+    print(as_text(Table("systems", head, tuple(rows))))
+    if len(systems) > 1:
+        boot = next(iter(comparisons.values())).bootstrap
+        print(f"(vs {systems[0].name}: the difference in per-response accuracy, and its 95% interval by a paired "
+              f"bootstrap of {boot.resamples} resamples of the dialogs, seed {boot.seed})")
+    if known and known[1] in ("train", "dev", "test"):
+        print()
+        print(f"reported figures ({SOURCE}; not computed here):")
+        print(as_text(Table("reported", ("system", "per_response", "per_dialog"),
+                            tuple((n, f"{p:.1f}%", f"{d:.1f}%") for n, p, d in REPORTED))))
+
+
+def _ref_note(ref: str, known, sessions) -> str | None:
+    if known:
+        return f"REF is the published task-6 {known[1]} file ({known[0]})"
+    if sessions is not None:
+        return f"REF is a file of the build whose manifest is {sessions.manifest}"
+    return ("REF is no published task-6 file and no file of a build manifest: its figures compare only with "
+            "figures on the same file")
+
+
+# ---------------------------------------------------------------- per-turn output
+
+TURN_COLUMNS = ("dialog", "turn", "line", "dialog_system", "kind", "user", "gold", "prediction", "correct")
+
+
+def _write_turns(path: str, systems, scored, sessions, several: bool) -> None:
+    from ..files import write_text_atomic
+    from .response_kinds import kind_of
+
+    rows = []
+    for system, s in zip(systems, scored):
+        outcomes = s.outcomes
+        for i, (turn, prediction) in enumerate(zip(s.inputs.turns, s.inputs.predictions)):
+            row = {"preds": system.name} if several or len(systems) > 1 else {}
+            row.update({"dialog": turn.dialog + 1, "turn": turn.index + 1, "line": turn.line,
+                        "dialog_system": sessions.systems[turn.dialog] if sessions else None,
+                        "kind": kind_of(turn.gold), "user": turn.user, "gold": turn.gold.strip(),
+                        "prediction": prediction, "correct": outcomes[i]})
+            row.update({k: v for k, v in s.turn_columns(i).items() if k != "correct"})
+            rows.append(row)
+    if path.lower().endswith(".csv"):
+        import csv
+        import io
+
+        text = io.StringIO()
+        writer = csv.writer(text, lineterminator="\n")
+        writer.writerow(list(rows[0]))
+        for row in rows:
+            writer.writerow(["" if v is None else json.dumps(v) if isinstance(v, (bool, list)) else v
+                             for v in row.values()])
+        body = text.getvalue()
+    else:
+        body = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    write_text_atomic(path, body)
+    print(f"dstc2conv: {len(rows)} turns written to {path}", file=sys.stderr)
 
 
 def _count(least: int):
@@ -162,12 +405,37 @@ def _count(least: int):
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("score", help="score any system's predictions on a task-6 file; compare two systems",
-                       description="Per-response and per-dialog accuracy of PREDS, one predicted bot utterance a "
-                                   "line in the order of REF's bot turns, per response kind and per dialog system; "
-                                   "with --compare, the paired comparison of two systems.")
-    p.add_argument("preds", metavar="PREDS", help="the predictions, one bot utterance a line")
-    p.add_argument("ref", metavar="REF", help="the task-6 file they answer")
+    from .metrics import MATCHES, NAMES
+
+    p = sub.add_parser("score", help="score any system's predictions on a task-6 file; compare systems",
+                       description="Score PREDS (one predicted bot utterance a line in the order of REF's bot "
+                                   "turns, or ranked candidates as JSON lines, or a DSTC6 result file with "
+                                   "--dstc6) on the task-6 file REF: every metric the input allows (see "
+                                   "--list-metrics), accuracy per response kind and per dialog system; with "
+                                   "--compare, the paired comparison of two systems; with --system (repeated), "
+                                   "a table of several.")
+    p.add_argument("files", nargs="*", metavar="PREDS REF", help="the predictions and the task-6 file they answer "
+                   "(REF alone with --system)")
+    p.add_argument("--system", action="append", metavar="NAME=PREDS",
+                   help="a system's predictions, for a table of several systems (repeatable; the first is the "
+                        "one the others are compared with)")
+    p.add_argument("--metrics", metavar="NAME,...",
+                   help=f"the metrics to report (default: every one the input allows): {', '.join(NAMES)}")
+    p.add_argument("--match", choices=MATCHES, default="strip",
+                   help="when a prediction is right: strip (equal once stripped, the default), lower (also "
+                        "lowercased, as DeepPavlov), template (equal once delexicalised by the KB, as HCN)")
+    p.add_argument("--kb", metavar="FILE",
+                   help="the KB file, for the entity metrics, task success and --match template (default: the "
+                        "build's beside its manifest, else the published KB shipped with dstc2conv, else "
+                        "dialog-babi-task6-dstc2-kb.txt beside REF)")
+    p.add_argument("--candidates", metavar="FILE",
+                   help="a candidates file ('1 <utterance>' a line) every ranked candidate must come from")
+    p.add_argument("--dstc6", metavar="SAMPLES",
+                   help="PREDS is a DSTC6 result file ranking the candidates of these samples "
+                        "(dstc2conv export dstc6 REF ...)")
+    p.add_argument("--turns", metavar="FILE", help="write every turn's figures to FILE (.jsonl or .csv)")
+    p.add_argument("--list-metrics", action="store_true", help="print the metrics and their definitions")
+    p.add_argument("--markdown", action="store_true", help="with --list-metrics: as a markdown table")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--manifest", metavar="FILE",
                    help="the build's manifest.json, for each dialog's DSTC2 system (default: manifest.json "

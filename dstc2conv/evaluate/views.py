@@ -1,11 +1,12 @@
-"""One task-6 dialog seen as turns, each with the result lines that follow it, as the
-comparison aligns them."""
+"""One task-6 dialog seen as bot turns (``task6.turns``), each with the result lines
+that follow it, as the comparison aligns them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
 
-from ..task6.format import RATING, SILENCE, Dialog, Exchange, Fact, is_api_call
+from ..task6.format import RATING, SILENCE, Dialog, Fact
+from ..task6.turns import BotTurn, dialog_turns
 
 
 def blank_rating(text: str) -> str:
@@ -21,26 +22,14 @@ def normal_block(lines: tuple[str, ...]) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
-class Turn:
-    line: int                 # line number in the file
-    user: str
-    bot: str
-    block: tuple[str, ...]    # the context lines that follow it, as written
-
-    @property
-    def is_call(self) -> bool:
-        return is_api_call(self.bot)
-
-
-@dataclass(frozen=True)
 class View:
     dialog: Dialog
-    lead: tuple[str, ...]     # context lines before the first exchange (normally none)
-    turns: tuple[Turn, ...]
+    lead: tuple[str, ...]       # context lines before the first exchange (normally none)
+    turns: tuple[BotTurn, ...]
 
     @cached_property
     def bots(self) -> tuple[str, ...]:
-        return tuple(t.bot for t in self.turns)
+        return tuple(t.gold for t in self.turns)
 
     @cached_property
     def user_turns(self) -> tuple[int, ...]:
@@ -56,7 +45,7 @@ class View:
     @cached_property
     def normal(self) -> tuple:
         return (normal_block(self.lead),
-                tuple((t.user, t.bot, normal_block(t.block)) for t in self.turns))
+                tuple((t.user, t.gold, normal_block(t.context)) for t in self.turns))
 
     @property
     def start(self) -> int:
@@ -67,14 +56,7 @@ class View:
         return self.dialog.start_line + len(self.dialog.lines)
 
 
-def view(dialog: Dialog) -> View:
-    lead: list[str] = []
-    turns: list[list] = []  # [line, user, bot, block lines]
-    for offset, line in enumerate(dialog.lines):
-        if isinstance(line, Exchange):
-            turns.append([dialog.start_line + offset, line.user, line.bot, []])
-        elif turns:
-            turns[-1][3].append(line.text)
-        else:
-            lead.append(line.text)
-    return View(dialog, tuple(lead), tuple(Turn(n, u, b, tuple(block)) for n, u, b, block in turns))
+def view(dialog: Dialog, number: int = 0) -> View:
+    """``dialog`` (the ``number``-th of its file, from 0) as compare sees it."""
+    walked = dialog_turns(dialog, number)
+    return View(dialog, walked.lead, walked.turns)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from ..errors import Dstc2ConvError
 from ..evaluate.responses import Score, outcomes, score
-from ..files import read_text
+from ..task6.candidates import distinct, read_candidates
 from ..task6.turns import BotTurn
 
 INPUTS = ("last", "conversation")
@@ -35,33 +35,9 @@ def words(text: str) -> list[str]:
 
 # ---------------------------------------------------------------- candidates
 
-def read_candidates(path: str) -> tuple[str, ...]:
-    """The responses of a candidates file (``1 <utterance>`` a line), distinct (compared
-    stripped; the first kept) and in file order."""
-    lines = read_text(path, "a candidates file").split("\n")
-    texts = []
-    for lineno, line in enumerate(lines, 1):
-        line = line.rstrip("\r")
-        if not line:
-            continue
-        if not line.startswith("1 ") or not line[2:].strip():
-            raise Dstc2ConvError(f"expected '1 <utterance>', found {line[:60]!r}", path, lineno)
-        texts.append(line[2:])
-    if not texts:
-        raise Dstc2ConvError("no candidates (the file is empty or only empty lines)", path)
-    return _distinct(texts)
-
-
 def train_candidates(train: list[BotTurn]) -> tuple[str, ...]:
     """The distinct bot utterances of a training file, in order of first occurrence."""
-    return _distinct(t.gold for t in train)
-
-
-def _distinct(texts) -> tuple[str, ...]:
-    seen: dict[str, str] = {}
-    for text in texts:
-        seen.setdefault(text.strip(), text)
-    return tuple(seen.values())
+    return distinct(t.gold for t in train)
 
 
 # ---------------------------------------------------------------- inputs
@@ -127,6 +103,14 @@ class TfIdf:
     def best(self, text: list[str]) -> str:
         return self.candidates[_first_best(self.scores(text))]
 
+    def ranked(self, text: list[str], k: int) -> tuple[str, ...]:
+        """The ``k`` best candidates, best first: ``best`` first, then by score, ties in
+        candidate order."""
+        scores = self.scores(text)
+        first = _first_best(scores)
+        rest = sorted((i for i in range(len(scores)) if i != first), key=lambda i: (-scores[i], i))
+        return tuple(self.candidates[i] for i in [first, *rest[:k - 1]])
+
 
 def _counts(text: list[str]) -> dict[str, int]:
     bag: dict[str, int] = {}
@@ -147,6 +131,18 @@ def tfidf_predict(index: TfIdf, turns: list[BotTurn], variant: str) -> list[str]
         key = tuple(sorted(text))
         if key not in cache:
             cache[key] = index.best(text)
+        out.append(cache[key])
+    return out
+
+
+def tfidf_rank(index: TfIdf, turns: list[BotTurn], variant: str, k: int) -> list[tuple[str, ...]]:
+    """The ``k`` best candidates of every turn, best first (the first is ``tfidf_predict``'s)."""
+    cache: dict[tuple[str, ...], tuple[str, ...]] = {}
+    out = []
+    for text in inputs(turns, variant):
+        key = tuple(sorted(text))
+        if key not in cache:
+            cache[key] = index.ranked(text, k)
         out.append(cache[key])
     return out
 
@@ -202,10 +198,29 @@ class NearestNeighbor:
             found = self._cache[types] = self.responses[shared.index(max(shared))]
         return found
 
+    def ranked(self, user: str, k: int) -> tuple[str, ...]:
+        shared = [0] * len(self.responses)
+        for w in frozenset(words(user)):
+            for i in self.postings.get(w, ()):
+                shared[i] += 1
+        out: dict[str, str] = {}
+        for i in sorted(range(len(shared)), key=lambda i: (-shared[i], i)):
+            out.setdefault(self.responses[i].strip(), self.responses[i])
+            if len(out) == k:
+                break
+        return tuple(out.values())
+
 
 def nn_predict(index: NearestNeighbor, turns: list[BotTurn]) -> list[str]:
     return [index.best(t.user) for t in turns]
 
 
+def nn_rank(index: NearestNeighbor, turns: list[BotTurn], k: int) -> list[tuple[str, ...]]:
+    """The ``k`` best distinct bot utterances of every turn, best first: the training
+    pairs by shared word types, ties to the pair first in the training file (the first
+    is ``nn_predict``'s)."""
+    return [index.ranked(t.user, k) for t in turns]
+
+
 __all__ = ["INPUTS", "words", "read_candidates", "train_candidates", "inputs", "TfIdf", "tfidf_predict",
-           "Choice", "choose_input", "evaluate", "NearestNeighbor", "nn_predict"]
+           "Choice", "choose_input", "evaluate", "NearestNeighbor", "nn_predict", "tfidf_rank", "nn_rank"]

@@ -8,7 +8,7 @@ import json
 import sys
 import time
 
-from ..evaluate.responses import signature
+from ..evaluate import score_output
 from ..files import check_writable, sha256_file, write_stdout, write_text_atomic
 
 
@@ -22,8 +22,14 @@ def _cmd_ir(args) -> int:
     train = read_turns(args.train)
     turns = read_turns(args.data)
     info: dict = {"method": args.method}
+    rankings = None
     if args.method == "nn":
-        predictions = ir.nn_predict(ir.NearestNeighbor(train), turns)
+        index = ir.NearestNeighbor(train)
+        if args.rank:
+            rankings = ir.nn_rank(index, turns, args.rank)
+            predictions = [r[0] for r in rankings]
+        else:
+            predictions = ir.nn_predict(index, turns)
         info["input"] = "last"
         parts = ["ir:nn", f"train:{sha256_file(args.train)[:12]}"]
     else:
@@ -38,14 +44,21 @@ def _cmd_ir(args) -> int:
             variant, dev = choice.variant, choice.dev
         else:
             variant = args.input
-        predictions = ir.tfidf_predict(index, turns, variant)
+        if args.rank:
+            rankings = ir.tfidf_rank(index, turns, variant, args.rank)
+            predictions = [r[0] for r in rankings]
+        else:
+            predictions = ir.tfidf_predict(index, turns, variant)
         info.update(input=variant, candidates=len(candidates), candidates_from=args.candidates or "train",
-                    dev={v: _parts(s) for v, s in dev.items()} if dev else None)
+                    dev=score_output.parts(dev) if dev else None)
         parts = [f"ir:tfidf-{variant}", f"train:{sha256_file(args.train)[:12]}",
                  f"candidates:{sha256_file(args.candidates)[:12] if args.candidates else 'train'}"]
-    now = ir.evaluate(predictions, turns, signature(sha256_file(args.data), *parts))
+    scored, sig = _score(predictions, rankings, turns, sha256_file(args.data), parts, args.rank)
     seconds = time.perf_counter() - start
-    text = "".join(p.replace("\n", " ") + "\n" for p in predictions)
+    if rankings is None:
+        text = "".join(p.replace("\n", " ") + "\n" for p in predictions)
+    else:
+        text = "".join(json.dumps([c.replace("\n", " ") for c in r], ensure_ascii=False) + "\n" for r in rankings)
     if args.out == "-":
         write_stdout(text)
         out = sys.stderr
@@ -55,7 +68,8 @@ def _cmd_ir(args) -> int:
             print(f"dstc2conv: {len(predictions)} predictions written to {args.out}", file=sys.stderr)
         out = sys.stdout
     if args.json:
-        print(json.dumps({**now.to_dict(), **info, "seconds": round(seconds, 3)}, indent=2), file=out)
+        print(json.dumps({**score_output.as_dict(scored.figures, sig), **info, "seconds": round(seconds, 3)},
+                         indent=2), file=out)
         return 0
     line = {"nn": "nearest neighbor, input: last user utterance",
             "tfidf": f"tf-idf match, input: {info['input']}"}[args.method]
@@ -66,15 +80,35 @@ def _cmd_ir(args) -> int:
     if args.method == "tfidf":
         where = args.candidates or f"the distinct bot utterances of {args.train}"
         print(f"candidates             {info['candidates']} ({where})", file=out)
-    print(f"per-response accuracy  {now.per_response:.2%}  ({now.correct}/{now.responses})", file=out)
-    print(f"per-dialog accuracy    {now.per_dialog:.2%}  ({now.dialogs_correct}/{now.dialogs})", file=out)
-    print(f"signature              {now.signature}", file=out)
+    print("\n".join(score_output.score_lines(scored.figures, sig)), file=out)
     print(f"time                   {seconds:.1f} s", file=out)
     return 0
 
 
-def _parts(score) -> dict:
-    return {key: value for key, value in score.to_dict().items() if key != "signature"}
+def _rank(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: give 1 or more")
+    return value
+
+
+def _score(predictions, rankings, turns, data_sha: str, parts: list[str], k: int | None):
+    """Accuracy, and with rankings hits@n for every n up to ``k`` and MRR."""
+    from ..evaluate import metrics as m
+    from ..evaluate.rankings import gold_rank
+
+    names = ["accuracy"]
+    ranks = None
+    if rankings is not None:
+        ranks = tuple(gold_rank(r, t.gold) for r, t in zip(rankings, turns))
+        names += [n for n in m.NAMES if n.startswith("hits@") and int(n[5:]) <= k] + ["mrr"]
+    inputs = m.Inputs(tuple(turns), tuple(predictions), "ranking" if ranks else "text", ranks)
+    return m.compute(inputs, names), m.signature(data_sha, parts, inputs, names)
 
 
 def add_parser(sub) -> None:
@@ -89,6 +123,9 @@ def add_parser(sub) -> None:
                             "(the score then goes to stderr)")
         p.add_argument("--json", action="store_true", help="print the score as one JSON object")
         p.add_argument("--quiet", action="store_true", help="no notes on stderr")
+        p.add_argument("--rank", type=_rank, metavar="K",
+                       help="write the K best candidates of every turn, best first, one JSON list a line, and "
+                            "score hits@k (k up to K) and MRR too")
         p.set_defaults(func=_cmd_ir)
 
     p = methods.add_parser("tfidf", help="rank the candidates by tf-idf cosine with the input")

@@ -1,19 +1,20 @@
 """The turn view of a task-6 file: each bot turn with the user utterance before it, its
 gold bot utterance and the context lines (results) that follow it. The rule engine, the
-scorer, the IR baselines and ``compare`` all walk dialogs through it."""
+scorer, the IR baselines and ``compare`` all walk dialogs through it: ``dialog_turns``
+is the one walk over a dialog's lines."""
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 
 from ..errors import Dstc2ConvError
-from .format import Dialog, Exchange, read_dialogs
+from .format import Dialog, Exchange, is_api_call, read_dialogs
 
 
 @dataclass(frozen=True)
 class BotTurn:
-    """One bot turn to predict: its user utterance, gold bot utterance, and the context
-    lines (results) that follow it."""
+    """One bot turn to predict: its user utterance, gold bot utterance (the bot utterance
+    the file gives), and the context lines (results) that follow it."""
     dialog: int
     index: int           # bot turn number within the dialog, from 0
     line: int            # line number in the file (0 if unknown)
@@ -21,24 +22,42 @@ class BotTurn:
     gold: str
     context: tuple[str, ...]
 
+    @property
+    def is_call(self) -> bool:
+        return is_api_call(self.gold)
+
+
+@dataclass(frozen=True)
+class DialogTurns:
+    """A dialog as bot turns: the context lines before its first exchange (``lead``,
+    normally none) and each exchange as a BotTurn."""
+    dialog: Dialog
+    lead: tuple[str, ...]
+    turns: tuple[BotTurn, ...]
+
+
+def dialog_turns(dialog: Dialog, number: int = 0) -> DialogTurns:
+    """The bot turns of ``dialog``, the ``number``-th (from 0) of its file."""
+    start = dialog.start_line
+    lead: list[str] = []
+    turns: list[BotTurn] = []
+    at = user = gold = None
+    context: list[str] = lead
+    for offset, line in enumerate(dialog.lines):
+        if not isinstance(line, Exchange):
+            context.append(line.text)
+            continue
+        if at is not None:
+            turns.append(BotTurn(number, len(turns), at, user, gold, tuple(context)))
+        at, user, gold, context = start + offset if start else 0, line.user, line.bot, []
+    if at is not None:
+        turns.append(BotTurn(number, len(turns), at, user, gold, tuple(context)))
+    return DialogTurns(dialog, tuple(lead), tuple(turns))
+
 
 def turns_of(dialogs: list[Dialog]) -> list[BotTurn]:
-    out = []
-    for d, dialog in enumerate(dialogs):
-        index = 0
-        lines = dialog.lines
-        for i, line in enumerate(lines):
-            if not isinstance(line, Exchange):
-                continue
-            context = []
-            for later in lines[i + 1:]:
-                if isinstance(later, Exchange):
-                    break
-                context.append(later.text)
-            out.append(BotTurn(d, index, dialog.start_line + i if dialog.start_line else 0, line.user, line.bot,
-                            tuple(context)))
-            index += 1
-    return out
+    """The bot turns of all ``dialogs``, in order."""
+    return [turn for d, dialog in enumerate(dialogs) for turn in dialog_turns(dialog, d).turns]
 
 
 def read_file(path: str | os.PathLike) -> tuple[list[Dialog], list[BotTurn]]:

@@ -1,0 +1,134 @@
+"""Entities in bot utterances, for the entity scores, the ``template`` match and task
+success.
+
+An entity is a whitespace token that is a restaurant name or an attribute value of the
+KB file (the placeholders ``<name>_phone``, ``<name>_address``, ``<name>_post_code``
+included, ratings excluded), or a name or value (ratings excluded) of a result line
+shown earlier in the same dialog. Tokens are compared as they are written (the task-6
+files write entities in lower case, underscored).
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+
+from ..convert.kb import read_kb
+from ..files import sha256_file
+from ..task6.format import Fact
+from ..task6.turns import BotTurn
+from ..task6.vocabulary import RATING
+
+NAME = "R_name"
+KB_FILE = "dialog-babi-task6-dstc2-kb.txt"
+_PLACEHOLDER = re.compile(r"(\S+)_(phone|address|post_code)")
+INFO = {"phone": "R_phone", "address": "R_address", "post_code": "R_post_code"}
+
+
+@dataclass(frozen=True)
+class EntityKB:
+    """The KB's entities: token -> its slot (``R_name``, ``R_cuisine``, ``R_phone`` ...)."""
+    path: str
+    sha256: str
+    slots: dict[str, str]
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset(t for t, s in self.slots.items() if s == NAME)
+
+
+def read_entity_kb(path: str) -> EntityKB:
+    kb = read_kb(path)
+    slots: dict[str, str] = {}
+    for restaurant in kb.restaurants:
+        slots[restaurant.name] = NAME
+        for attribute, value in restaurant.attrs:
+            slots.setdefault(value, attribute)
+    return EntityKB(os.fspath(path), sha256_file(path), slots)
+
+
+def shipped_kb() -> str | None:
+    """The published KB file shipped with dstc2conv (``dstc2conv/data/``), if it is there."""
+    try:
+        found = resources.files("dstc2conv").joinpath("data", KB_FILE)
+    except (ModuleNotFoundError, FileNotFoundError):
+        return None
+    return str(found) if found.is_file() else None
+
+
+def seen_entities(turns: Sequence[BotTurn]) -> list[dict[str, str]]:
+    """For each turn, the entities of the result lines shown before it in its dialog
+    (token -> slot); turns with the same results share one dict."""
+    out: list[dict[str, str]] = []
+    seen: dict[str, str] = {}
+    dialog = None
+    for turn in turns:
+        if turn.dialog != dialog:
+            seen, dialog = {}, turn.dialog
+        out.append(seen)
+        facts = [f for f in map(Fact.match, turn.context) if f is not None and f.attribute != RATING]
+        if facts:
+            seen = dict(seen)
+            for fact in facts:
+                seen.setdefault(fact.name, NAME)
+                seen.setdefault(fact.value, fact.attribute)
+    return out
+
+
+class Lookup:
+    """Which tokens of one turn are entities: the KB's and the dialog's result lines'."""
+
+    def __init__(self, kb: EntityKB, seen: dict[str, str]):
+        self.kb = kb.slots
+        self.seen = seen
+
+    def slot(self, token: str) -> str | None:
+        return self.kb.get(token) or self.seen.get(token)
+
+
+def counts(prediction: str, gold: str, lookup: Lookup) -> tuple[int, int, int, bool]:
+    """(TP, FP, FN, whether the gold holds an entity): TP the gold's distinct entities
+    found among the prediction's tokens, FN those not found, FP the prediction's distinct
+    entity tokens that the gold does not hold."""
+    gold_entities = {t for t in gold.split() if lookup.slot(t)}
+    predicted = set(prediction.split())
+    tp = len(gold_entities & predicted)
+    fp = sum(1 for t in predicted if t not in gold_entities and lookup.slot(t))
+    return tp, fp, len(gold_entities) - tp, bool(gold_entities)
+
+
+def template(text: str, lookup: Lookup) -> str:
+    """The utterance with every entity token replaced by its slot (``R_name``,
+    ``R_cuisine``, ...; a ``*_phone``/``*_address``/``*_post_code`` token by R_phone ...
+    whether or not the KB lists it); tokens joined by one space."""
+    out = []
+    for token in text.split():
+        slot = lookup.slot(token)
+        if slot is None:
+            found = _PLACEHOLDER.fullmatch(token)
+            slot = INFO[found.group(2)] if found else None
+        out.append(slot or token)
+    return " ".join(out)
+
+
+def mention(text: str, lookup: Lookup) -> tuple[str, str] | None:
+    """(restaurant, kind of information) an utterance gives, None when it names no
+    restaurant. The kind is R_phone, R_address or R_post_code when it holds such a
+    placeholder (the restaurant: the placeholder's prefix), else ``offer`` (the
+    restaurant: its first name token, or a known name written with spaces)."""
+    tokens = text.split()
+    for token in tokens:
+        found = _PLACEHOLDER.fullmatch(token)
+        if found:
+            return found.group(1), INFO[found.group(2)]
+    for token in tokens:
+        if lookup.slot(token) == NAME:
+            return token, "offer"
+    padded = " " + " ".join(tokens) + " "
+    spaced = [n for n in (*lookup.kb, *lookup.seen) if "_" in n and lookup.slot(n) == NAME]
+    for name in sorted(spaced, key=len, reverse=True):
+        if " " + name.replace("_", " ") + " " in padded:
+            return name, "offer"
+    return None

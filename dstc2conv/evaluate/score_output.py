@@ -1,0 +1,80 @@
+"""Scores as text lines and JSON, written once for ``score``, ``rules score`` and ``ir``.
+
+A score is the figures of the chosen metrics (``metrics.Scored.figures``); accuracy
+prints as the two lines ``per-response accuracy  54.60%  (2271/4159)`` and
+``per-dialog accuracy ...``; every other metric as one line, its name first."""
+from __future__ import annotations
+
+from .metrics import METRICS, SLOTS
+
+LABEL = 22
+
+
+def _line(label: str, text: str) -> str:
+    return f"{label:<{LABEL}} {text}"
+
+
+def accuracy_lines(a: dict) -> list[str]:
+    return [_line("per-response accuracy", f"{a['per_response']:.2%}  ({a['correct']}/{a['responses']})"),
+            _line("per-dialog accuracy", f"{a['per_dialog']:.2%}  ({a['dialogs_correct']}/{a['dialogs']})")]
+
+
+def metric_line(name: str, f: dict) -> str:
+    """The line of a metric other than accuracy."""
+    if name == "bleu":
+        p = "/".join(f"{x:.1f}" for x in f["precisions"])
+        text = (f"{f['bleu']:.2f}  ({p}, BP {f['brevity_penalty']:.3f}, hyp_len {f['hyp_len']}, "
+                f"ref_len {f['ref_len']})")
+    elif name == "entity_f1_mem2seq":
+        text = f"{f['f1']:.2%}  (mean over {f['responses']} responses with entities)"
+    elif name == "entity_micro":
+        text = (f"{f['f1']:.2%}  (precision {f['precision']:.2%}, recall {f['recall']:.2%}; "
+                f"TP {f['tp']}, FP {f['fp']}, FN {f['fn']})")
+    elif name == "entity_recall":
+        text = f"{f['recall']:.2%}  ({f['tp']}/{f['tp'] + f['fn']})"
+    elif name == "api_call":
+        slots = ", ".join(f"{s} {f[s]:.2%}" for s in SLOTS)
+        text = f"{f['accuracy']:.2%}  ({f['correct']}/{f['turns']}); {slots}"
+    elif name == "task_success":
+        text = f"{f['success']:.2%}  ({f['dialogs_successful']}/{f['dialogs']} dialogs)"
+    elif name == "mrr":
+        text = f"{f['mrr']:.4f}  ({f['turns']} turns)"
+    elif name.startswith("hits@"):
+        text = f"{f['hits']:.2%}  ({f['right']}/{f['turns']})"
+    elif name.startswith("p@"):
+        text = f"{f['precision']:.2%}  ({f['right']}/{f['samples']})"
+    else:   # a metric added to the registry without a line of its own
+        text = f"{f[METRICS[name].headline]}"
+    return _line(name, text)
+
+
+def system_lines(by_system: dict | None) -> list[str]:
+    """Accuracy per dialog system (figures of ``accuracy``)."""
+    return [f"system {name:<15} {a['per_response']:.2%}  ({a['correct']}/{a['responses']}) per response, "
+            f"{a['per_dialog']:.2%}  ({a['dialogs_correct']}/{a['dialogs']}) per dialog"
+            for name, a in (by_system or {}).items()]
+
+
+def score_lines(figures: dict, signature: str, by_system: dict | None = None) -> list[str]:
+    """Accuracy's two lines, a line per other metric, the signature, accuracy per system."""
+    out = accuracy_lines(figures["accuracy"]) if "accuracy" in figures else []
+    out += [metric_line(name, f) for name, f in figures.items() if name != "accuracy"]
+    out.append(_line("signature", signature))
+    return out + system_lines(by_system)
+
+
+def as_dict(figures: dict, signature: str, by_system: dict | None = None) -> dict:
+    """Accuracy's figures at the top (as ever), the signature, then each other metric's
+    figures under its name, and accuracy per system."""
+    out = dict(figures.get("accuracy", {}))
+    out["signature"] = signature
+    out.update({name: f for name, f in figures.items() if name != "accuracy"})
+    if by_system is not None:
+        out["by_system"] = parts(by_system)
+    return out
+
+
+def parts(parts: dict) -> dict:
+    """Figures of parts (systems, kinds) without a signature (the whole's)."""
+    return {name: {k: v for k, v in (p if isinstance(p, dict) else p.to_dict()).items() if k != "signature"}
+            for name, p in parts.items()}

@@ -1,0 +1,1 @@
+"""Exports: task-6 data in the formats other toolkits load."""
