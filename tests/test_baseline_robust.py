@@ -11,9 +11,9 @@ import sys
 import pytest
 from conftest import ONTOLOGY, write_rule_files
 
+from dstc2conv.baseline.history import history_path
 from dstc2conv.baseline.problems import Problem, RuleFileError
 from dstc2conv.baseline.ruleset import ALIAS_LIMIT, load_rules
-from dstc2conv.baseline.score import history_path
 from dstc2conv.cli import run
 from dstc2conv.errors import Dstc2ConvError
 
@@ -280,22 +280,29 @@ def test_history_lives_in_the_user_cache_not_beside_the_data(write, capsys, tmp_
     os.chmod(folder, 0o555)
     try:
         first = _score(capsys, rules, data)
-        assert "since the last score" not in first.out and first.err == ""
+        assert "against" not in first.out
+        assert first.err == ("dstc2conv: no earlier scoring of other rules in this rule file on this data: nothing "
+                             "to compare with (--against shipped compares with the shipped rules)\n"
+                             f"dstc2conv: rules {rules}\n")
         # the user has ask-food ask whatever the user said
         fixed = RULES.replace("{missing: food}", "{turn_at_least: 1}")
-        rules, _ = write(rules=fixed, folder="other")
+        with open(rules, "w") as fh:
+            fh.write(fixed)
         second = _score(capsys, rules, data)
     finally:
         os.chmod(folder, 0o755)
     assert sorted(os.listdir(folder)) == ["data.txt"]
     kept = history_path(data)
     assert kept.startswith(str(tmp_path / "cache" / "dstc2conv" / "history") + os.sep)
-    assert os.path.basename(kept).startswith("data.txt-") and os.path.exists(kept)
+    assert os.path.basename(kept).startswith("data.txt-") and os.path.isdir(kept)
+    assert len(os.listdir(kept)) == 3                   # the index and two scorings
     assert "per-response accuracy  100.00%  (4/4)" in second.out
-    assert "since the last score   +25.00% per response (1 turn now right, 0 now wrong)" in second.out
-    # the old prediction and the new one
-    assert ("  now right: dialog 1 line 3  user: 'thai please'  gold: 'Which food?'  "
-            "was: '' (no rule)  now: 'Which food?' (ask-food)") in second.out
+    assert "change                 +25.00% per response (1 turn now right, 0 now wrong), +100.00% per dialog" \
+        in second.out
+    # the old prediction and the new one, under the change of rule
+    assert ("  no rule -> ask-food: 1 now right, 0 now wrong\n"
+            "    now right: dialog 1 line 3  user: 'thai please'  gold: 'Which food?'  "
+            "was: ''  now: 'Which food?'\n") in second.out
 
 
 def test_history_is_keyed_by_the_absolute_path(write, tmp_path):
@@ -310,46 +317,67 @@ def test_a_changed_data_file_is_said_on_stderr(write, capsys):
     with open(data, "a") as fh:
         fh.write("\n1 <SILENCE>\tWelcome .\n")
     again = _score(capsys, rules, data)
-    assert "since the last score" not in again.out and "per-response accuracy  80.00%  (4/5)" in again.out
-    assert again.err == "dstc2conv: the data file changed since the last score: no comparison\n"
+    assert "against" not in again.out and "per-response accuracy  80.00%  (4/5)" in again.out
+    assert again.err.startswith("dstc2conv: the data file changed since the last score: nothing to compare with")
     assert _score(capsys, rules, data, "--quiet").err == ""
 
 
-def test_a_corrupt_history_is_a_warning(write, capsys):
+def test_a_corrupt_history_is_one_line_and_kept(write, capsys):
     rules, data = write()
     _score(capsys, rules, data)
-    path = history_path(data)
-    with open(path, "w") as fh:
-        fh.write('{"version": 2, "results": ')
-    again = _score(capsys, rules, data)
-    assert "per-response accuracy  75.00%  (3/4)" in again.out and "since the last score" not in again.out
-    assert again.err == f"dstc2conv: warning: the score history {path} is unreadable: not compared, replaced\n"
-    assert json.loads(open(path).read())["results"] == "1101"     # replaced by this score
+    index = os.path.join(history_path(data), "index.json")
+    with open(index, "w") as fh:
+        fh.write('{"version": 3, "entries": ')
+    assert _errors(capsys, "rules", "score", "--rules", rules, "--data", data) == [
+        f"dstc2conv: error: {index}: the score history is unreadable: remove the folder to start a new one, "
+        "or score with --no-history"]
+    assert open(index).read() == '{"version": 3, "entries": '       # left for the user to look at
+    assert "75.00%" in _score(capsys, rules, data, "--no-history").out
 
 
-def test_a_failed_save_keeps_the_printed_score(write, capsys, tmp_path):
+def test_a_history_that_cannot_be_read_is_an_error(write, capsys, tmp_path):
     rules, data = write()
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")
-    kept = history_path(data, str(blocker / "history"))
+    index = os.path.join(history_path(data, str(blocker / "history")), "index.json")
+    assert _errors(capsys, "rules", "score", "--rules", rules, "--data", data, "--history-dir",
+                   str(blocker / "history")) == [
+        f"dstc2conv: error: {index}: cannot read the score history: Not a directory (--no-history scores without it)"]
+
+
+def test_a_failed_save_keeps_the_printed_score(write, capsys, monkeypatch):
+    rules, data = write()
+    _score(capsys, rules, data)
+
+    def cannot(path, text):
+        raise Dstc2ConvError("cannot write: No space left on device", path)
+
+    monkeypatch.setattr("dstc2conv.baseline.history.write_text_atomic", cannot)
+    with open(rules, "w") as fh:
+        fh.write(RULES.replace("{missing: food}", "{turn_at_least: 1}"))
     for extra in ([], ["--json"]):
-        result = _score(capsys, rules, data, "--history-dir", str(blocker / "history"), *extra)
-        assert "75.00%" in result.out or json.loads(result.out)["correct"] == 3
-        assert result.err.splitlines() == [
-            f"dstc2conv: warning: cannot read the score history {kept}: Not a directory",
-            f"dstc2conv: warning: the score is not kept for the next comparison: {blocker / 'history'}: "
-            "cannot create the folder: Not a directory"]
+        result = _score(capsys, rules, data, "--quiet", *extra)
+        assert "100.00%" in result.out or json.loads(result.out)["correct"] == 4
+        assert result.err.startswith("dstc2conv: warning: the score is not kept for the next comparison: ")
+        assert result.err.endswith(": cannot write: No space left on device\n")
+    # --save asked for the pin: not kept is an error
+    assert run(["rules", "score", "--rules", rules, "--data", data, "--save", "v1"]) == 2
+    assert capsys.readouterr().err.endswith(": cannot write: No space left on device\n")
 
 
 def test_json_flips_carry_both_predictions(write, capsys):
     rules, data = write()
     _score(capsys, rules, data)
-    rules, _ = write(rules=RULES.replace("{missing: food}", "{turn_at_least: 1}"))
-    out = json.loads(_score(capsys, rules, data, "--json").out)
-    assert out["flipped_wrong"] == []
-    assert out["flipped_right"] == [{"turn": "dialog 1 line 3", "user": "thai please", "gold": "Which food?",
-                                     "before": "", "before_rule": None,
-                                     "now": "Which food?", "now_rule": "ask-food"}]
+    with open(rules, "w") as fh:
+        fh.write(RULES.replace("{missing: food}", "{turn_at_least: 1}"))
+    out = json.loads(_score(capsys, rules, data, "--json", "--context", "2").out)["against"]
+    assert (out["label"], out["now_right"], out["now_wrong"]) == ("last", 1, 0)
+    assert out["by_kind"] == {"other": {"responses": 3, "now_right": 1, "now_wrong": 0, "delta": 1 / 3}}
+    assert out["groups"] == [{"before_rule": None, "now_rule": "ask-food", "now_right": 1, "now_wrong": 0,
+                              "examples": [{"turn": "dialog 1 line 3", "dialog": 1, "line": 3, "flip": "right",
+                                            "user": "thai please", "gold": "Which food?", "before": "",
+                                            "before_rule": None, "now": "Which food?", "now_rule": "ask-food",
+                                            "context": ["1 <SILENCE> | Welcome .", "2 hello | Which food?"]}]}]
 
 
 # ---------------------------------------------------------------- progress

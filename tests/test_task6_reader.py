@@ -169,7 +169,7 @@ def test_published_files_read_and_round_trip(name):
 @pytest.mark.parametrize("argv", [
     ["stats", "{data}"],
     ["compare", "{data}", "{data}"],
-    ["rules", "score", "--rules", "{rules}", "--data", "{data}", "--no-history"],
+    ["rules", "score", "--rules", "{rules}", "--data", "{data}", "--no-history", "--quiet"],
 ])
 def test_a_closed_pipe_stops_quietly(tmp_path, argv):
     data = tmp_path / "d.txt"

@@ -7,11 +7,17 @@ import json
 import os
 import sys
 import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import Dstc2ConvError
 from ..files import check_writable, write_stdout, write_text_atomic
 from .objectives import OBJECTIVES
 from .problems import count
+
+if TYPE_CHECKING:
+    from ..evaluate.responses import Score
+    from .history import History, Scored
 
 DEFAULT_RULES = os.path.join("rules", "dstc2.yaml")
 
@@ -91,38 +97,217 @@ def _predict(ruleset, turns):
     return predict(Compiled(ruleset), turns)
 
 
-def _cmd_score(args) -> int:
-    from ..evaluate.responses import by_system, outcomes, score, signature
-    from ..files import sha256_file
-    from .score import history_path, recall, save_history
+def shipped_rules() -> str:
+    """The rule file shipped with dstc2conv."""
+    from importlib import resources
 
-    ruleset, turns, sessions = _load_systems(args)
-    start = time.perf_counter()
-    predictions = _predict(ruleset, turns)
-    seconds = time.perf_counter() - start
-    results = outcomes([p.text for p in predictions], turns)
-    data_sha = sha256_file(args.data)
-    now = score(results, turns, signature(data_sha, f"rules:{ruleset.sha256[:12]}"))
-    systems = by_system(results, turns, sessions.systems) if sessions else None
-    change = None
-    if not args.no_history:
-        path = history_path(args.data, args.history_dir)
-        recalled = recall(path, results, data_sha)
-        change = recalled.change
-        if recalled.warning:
-            _warn(recalled.note)
-        elif recalled.note:
-            _say(args, recalled.note)
-    _print_score(args, now, systems, change, turns, predictions, seconds)
-    if not args.no_history:
+    return str(resources.files("dstc2conv.rules") / "dstc2.yaml")
+
+
+@dataclass(frozen=True)
+class _Scoring:
+    """What every scoring of one data file shares (``rules score``, each save with --watch)."""
+    data: str
+    data_sha: str
+    dialogs: list
+    turns: list
+    systems: tuple | None      # each dialog's system, from the manifest
+    history: History | None
+
+
+@dataclass(frozen=True)
+class _Baseline:
+    label: str
+    described: str
+    score: Score
+    scored: Scored
+
+
+def _cmd_score(args) -> int:
+    from ..evaluate.sessions import read_sessions
+    from ..files import sha256_file
+    from ..task6.turns import read_file
+    from .history import History, history_path
+    from .ruleset import load_rules
+
+    _score_flags(args)
+    ruleset = load_rules(args.rules)
+    dialogs, turns = read_file(args.data)
+    sessions = _sessions(args, len(dialogs), read_sessions)
+    history = None if args.no_history else History(history_path(args.data, args.history_dir), args.data)
+    setup = _Scoring(args.data, sha256_file(args.data), dialogs, turns, sessions.systems if sessions else None, history)
+    baseline = _baseline(args, setup, ruleset)
+    args.watched_ontology = ruleset.ontology_file
+    if args.watch:
+        from .watch import watch
+
+        _rescore(args, setup, ruleset, baseline)
+        _say(args, f"watching {args.rules} and its ontology for saves (Ctrl-C ends)")
         try:
-            save_history(path, predictions, results, args.data, data_sha, now)
-        except Dstc2ConvError as exc:
-            _warn(f"the score is not kept for the next comparison: {exc}")
+            watch(args.rules, lambda: _rescore_saved(args, setup, baseline), lambda: _watched(args))
+        except KeyboardInterrupt:
+            pass       # the way a watch ends: quietly, exit 0
+        return 0
+    _rescore(args, setup, ruleset, baseline, pin=args.save)
     return 0
 
 
-def _print_score(args, now, systems, change, turns, predictions, seconds) -> None:
+def _score_flags(args) -> None:
+    for flag, value in (("--flips", args.flips), ("--context", args.context)):
+        if value < 0:
+            raise Dstc2ConvError(f"{flag} {value}: give 0 or more")
+    if args.no_history and (args.save or args.against in ("last", "best")):
+        raise Dstc2ConvError(f"{'--save' if args.save else '--against ' + args.against} needs the score history "
+                             "(not --no-history)")
+    if args.watch and (args.json or args.save):
+        raise Dstc2ConvError(f"--watch prints text after each save: {'--json' if args.json else '--save'} is for "
+                             "one scoring")
+    if args.save:
+        from .history import check_name
+
+        check_name(args.save)
+
+
+def _sessions(args, dialogs: int, read_sessions):
+    """The sessions of the data's dialogs from the manifest, or None (see _load_systems)."""
+    if args.manifest == NO_MANIFEST:
+        return None
+    try:
+        return read_sessions(args.data, dialogs, args.manifest)
+    except Dstc2ConvError as exc:
+        if args.manifest is not None:
+            raise
+        raise Dstc2ConvError(f"{exc.message} (--manifest {NO_MANIFEST} ignores it)", exc.path, exc.line) from None
+
+
+def _is_shipped(path: str) -> bool:
+    try:
+        return os.path.samefile(path, shipped_rules())
+    except OSError:
+        return False
+
+
+def _scored(ruleset, setup: _Scoring) -> tuple[Scored, float]:
+    from ..evaluate.responses import outcomes
+    from .history import Scored
+
+    start = time.perf_counter()
+    predictions = _predict(ruleset, setup.turns)
+    seconds = time.perf_counter() - start
+    return Scored(tuple(predictions), tuple(outcomes([p.text for p in predictions], setup.turns))), seconds
+
+
+def _score_of(ruleset, setup: _Scoring, scored: Scored) -> Score:
+    from ..evaluate.responses import score, signature
+
+    return score(scored.results, setup.turns, signature(setup.data_sha, f"rules:{ruleset.sha256[:12]}"))
+
+
+def _baseline(args, setup: _Scoring, ruleset) -> _Baseline | None:
+    """What --against names, scored on the data (None: nothing to compare with, said on stderr)."""
+    from .ruleset import load_rules
+
+    against, history = args.against, setup.history
+    if against in (None, "last", "best"):
+        if history is None:
+            return None
+        find = history.best_other(ruleset.sha256, setup.data_sha) if against == "best" else \
+            history.last_other(args.rules, ruleset.sha256, setup.data_sha)
+        if find is None:
+            what = ("no scoring of other rules on this data is kept" if against == "best" else
+                    "no earlier scoring of other rules in this rule file on this data")
+            if history.changed_data(setup.data_sha):
+                what = "the data file changed since the last score"
+            if against is None:
+                _say(args, f"{what}: nothing to compare with (--against shipped compares with the shipped rules)")
+                return None
+            raise Dstc2ConvError(f"--against {against}: {what}", setup.data)
+        label = against or "last"
+        where = "" if against != "best" else f" of {os.path.relpath(find.rules)}"
+        _say(args, f"comparing with the scoring{where} of {find.time}")
+        return _Baseline(label, f"{label}: rules:{find.sha256[:12]}{where}", find.to_score(),
+                         history.scored(find, len(setup.turns)))
+    if against == "shipped" or (history is None or against not in history.pinned):
+        if against == "shipped":
+            path, described = shipped_rules(), "shipped: the rules shipped with dstc2conv"
+        elif os.path.isfile(against):
+            path, described = against, against
+        else:
+            pinned = ", ".join(sorted(history.pinned)) if history and history.pinned else "none"
+            raise Dstc2ConvError(f"--against {against}: no such rule file, nor a score pinned under that name "
+                                 f"(pinned on this data: {pinned}; or shipped, last, best)", setup.data)
+        other = load_rules(path)
+        scored, _ = _scored(other, setup)
+        return _Baseline(against, f"{described}, rules:{other.sha256[:12]}", _score_of(other, setup, scored), scored)
+    entry = history.pinned[against]
+    if entry.data_sha256 != setup.data_sha:
+        raise Dstc2ConvError(f"--against {against}: that score was pinned on another version of the data file",
+                             setup.data)
+    return _Baseline(against, f"{against}: pinned, rules:{entry.sha256[:12]}", entry.to_score(),
+                     history.scored(entry, len(setup.turns)))
+
+
+def _rescore(args, setup: _Scoring, ruleset, baseline: _Baseline | None, pin: str | None = None) -> None:
+    """Score the rules, print the score and the change since the baseline, keep it in the history."""
+    from ..evaluate.responses import by_system
+    from ..files import sha256_file
+    from .flips import as_dict, as_text, compare
+    from .history import Entry, now_utc
+
+    scored, seconds = _scored(ruleset, setup)
+    now = _score_of(ruleset, setup, scored)
+    turns, predictions = setup.turns, scored.predictions
+    systems = by_system(scored.results, turns, setup.systems) if setup.systems else None
+    change = None if baseline is None else compare(baseline.label, baseline.described, baseline.score,
+                                                   baseline.scored, predictions, scored.results, turns, setup.systems)
+    _say(args, f"rules {ruleset.path}" + (" (the shipped rules)" if _is_shipped(ruleset.path) else ""))
+    more = {}
+    if change is not None and args.json:
+        more["against"] = as_dict(change, now, turns, predictions, args.flips, args.context, setup.dialogs)
+    _print_score(args, now, systems, turns, seconds, more)
+    if change is not None and not args.json:
+        print("\n".join(as_text(change, now, turns, predictions, args.flips, args.context, setup.dialogs)))
+    if setup.history is not None:
+        entry = Entry(os.path.abspath(ruleset.path), sha256_file(ruleset.path), ruleset.ontology.sha256,
+                      ruleset.sha256, setup.data_sha, now.to_dict(), now_utc())
+        try:
+            setup.history.add(entry, scored, pin)
+        except Dstc2ConvError as exc:
+            if pin:
+                raise
+            _warn(f"the score is not kept for the next comparison: {exc}")
+        if pin:
+            _say(args, f"pinned as {pin}: --against {pin} compares with it")
+
+
+def _watched(args) -> list[str]:
+    """The files to watch: the rule file and, once it has loaded, its ontology."""
+    return [args.rules] + ([args.watched_ontology] if getattr(args, "watched_ontology", None) else [])
+
+
+def _rescore_saved(args, setup: _Scoring, baseline: _Baseline | None) -> None:
+    """After a save: rescore, or print the problems of a file that does not load."""
+    from .problems import RuleFileError
+    from .ruleset import load_rules
+
+    try:
+        ruleset = load_rules(args.rules)
+    except RuleFileError as exc:
+        for problem in exc.problems:
+            print(f"dstc2conv: error: {problem}", file=sys.stderr)
+        _say(args, "not rescored; watching for the next save")
+        return
+    except Dstc2ConvError as exc:
+        print(f"dstc2conv: error: {exc}", file=sys.stderr)
+        return
+    args.watched_ontology = ruleset.ontology_file
+    print()
+    _rescore(args, setup, ruleset, baseline)
+    sys.stdout.flush()
+
+
+def _print_score(args, now, systems, turns, seconds, more: dict) -> None:
+    """Print the score (and, with --json, the ``more`` keys in the same object)."""
     from ..evaluate.score_output import parts, score_lines
 
     if args.json:
@@ -130,30 +315,36 @@ def _print_score(args, now, systems, change, turns, predictions, seconds) -> Non
         if systems is not None:
             out["by_system"] = parts(systems)
         out["turns_per_second"] = round(len(turns) / seconds) if seconds else None
-        if change is not None:
-            out["previous"] = change.previous.to_dict()
-            for key, positions in (("flipped_right", change.flipped_right), ("flipped_wrong", change.flipped_wrong)):
-                out[key] = [{"turn": _where(turns[i]), "user": turns[i].user, "gold": turns[i].gold.strip(),
-                             "before": change.before[i].text, "before_rule": change.before[i].rule,
-                             "now": predictions[i].text, "now_rule": predictions[i].rule} for i in positions]
+        out.update(more)
         print(json.dumps(out, indent=2))
         return
     print("\n".join(score_lines({"accuracy": now.to_dict()}, now.signature, parts(systems) if systems else None)))
-    if change is not None:
-        delta = now.per_response - change.previous.per_response
-        print(f"since the last score   {delta:+.2%} per response "
-              f"({count(len(change.flipped_right), 'turn')} now right, {len(change.flipped_wrong)} now wrong)")
-        for label, positions in (("now right", change.flipped_right), ("now wrong", change.flipped_wrong)):
-            for i in positions[: args.flips]:
-                t, p, b = turns[i], predictions[i], change.before[i]
-                print(f"  {label}: {_where(t)}  user: {t.user!r}  gold: {t.gold.strip()!r}  "
-                      f"was: {b.text!r} ({b.rule or 'no rule'})  now: {p.text!r} ({p.rule or 'no rule'})")
-            if len(positions) > args.flips:
-                print(f"  ... and {len(positions) - args.flips} more {label} (--flips N shows more)")
 
 
-def _where(turn) -> str:
-    return f"dialog {turn.dialog + 1} line {turn.line}"
+INIT_FOLDER = "my-rules"
+
+
+def _cmd_init(args) -> int:
+    """Copy the shipped rule file and its ontology into a folder, to edit."""
+    from importlib import resources
+
+    shipped = resources.files("dstc2conv.rules")
+    names = ("dstc2.yaml", "ontology.yaml")
+    targets = [os.path.join(args.folder, name) for name in names]
+    there = [t for t in targets if os.path.lexists(t)]
+    if there and not args.force:
+        raise Dstc2ConvError(f"{' and '.join(there)} already there: not overwritten (--force overwrites)")
+    if os.path.exists(args.folder) and not os.path.isdir(args.folder):
+        raise Dstc2ConvError("cannot write the rules: it is a file, not a folder", args.folder)
+    try:
+        os.makedirs(args.folder, exist_ok=True)
+    except OSError as exc:
+        raise Dstc2ConvError(f"cannot create the folder: {exc.strerror}", args.folder) from None
+    for name, target in zip(names, targets):
+        write_text_atomic(target, (shipped / name).read_text(encoding="utf-8"))
+        print(target)
+    print(f"score them: dstc2conv rules score --rules {targets[0]} --data T6FILE", file=sys.stderr)
+    return 0
 
 
 def _cmd_predict(args) -> int:
@@ -344,7 +535,7 @@ def seconds(text: str) -> float:
 
 
 def add_parser(sub) -> None:
-    parser = sub.add_parser("rules", help="the rule baseline: score, predict, report, check, tune")
+    parser = sub.add_parser("rules", help="the rule baseline: score, predict, report, check, tune, init")
     rules_sub = parser.add_subparsers(dest="rules_command", required=True, metavar="ACTION")
 
     def common(p, data_required=True):
@@ -366,13 +557,30 @@ def add_parser(sub) -> None:
     p = rules_sub.add_parser("score", help="per-response and per-dialog accuracy")
     common(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--no-history", action="store_true", help="do not compare with, or keep, the last score")
+    p.add_argument("--against", metavar="WHAT",
+                   help="what to compare with: last (the latest scoring of this rule file on this data with other "
+                        "rules; the default), best (the best kept scoring on this data of other rules), shipped "
+                        "(the shipped rules, scored now), a rule file (scored now), or a NAME pinned with --save")
+    p.add_argument("--save", metavar="NAME", help="pin this scoring under NAME, for --against NAME")
+    p.add_argument("--flips", type=int, default=3, metavar="N",
+                   help="flipped turns to show per change of rule (default 3)")
+    p.add_argument("--context", type=int, default=0, metavar="N",
+                   help="show the N dialog lines before each flipped turn shown")
+    p.add_argument("--watch", action="store_true",
+                   help="rescore on every save of the rule file or its ontology, against the same baseline "
+                        "(Ctrl-C ends)")
+    p.add_argument("--no-history", action="store_true", help="neither read nor keep the score history")
     p.add_argument("--history-dir", metavar="DIR",
-                   help="where the last score per data file is kept "
+                   help="where the scores per data file are kept "
                         "(default: $XDG_CACHE_HOME/dstc2conv/history, else ~/.cache/dstc2conv/history)")
-    p.add_argument("--flips", type=int, default=10, metavar="N", help="flipped turns to show (default 10)")
     manifest(p)
     p.set_defaults(func=_reporting(_cmd_score))
+
+    p = rules_sub.add_parser("init", help="write an editable copy of the shipped rules and their ontology")
+    p.add_argument("folder", nargs="?", default=INIT_FOLDER, metavar="DIR",
+                   help=f"where to write dstc2.yaml and ontology.yaml (default {INIT_FOLDER})")
+    p.add_argument("--force", action="store_true", help="overwrite the files if they are there")
+    p.set_defaults(func=_cmd_init)
 
     p = rules_sub.add_parser("predict", help="one predicted bot utterance per line")
     common(p)
