@@ -196,6 +196,25 @@ def test_bleu_on_the_published_dev_file_equals_nltk_on_long_hypotheses():
     assert 0 < ours < 100 and round(ours, 2) == round(theirs, 2)
 
 
+def test_bleu_on_the_published_dev_file_is_the_perl_scripts():
+    """Two systems anyone can rebuild from the file: the previous bot turn's gold (the
+    first turn: nothing), and the user's own utterance (short: a brevity penalty, and
+    many hypotheses under 4 words). The expected figures are Moses' multi-bleu.perl's,
+    run by hand (``perl multi-bleu.perl -lc gold.txt < hyp.txt``, gold.txt the stripped
+    gold bot utterances), printed to two decimals as the script prints them:
+    BLEU = 5.59, 17.9/6.0/3.2/2.8 (BP=1.000, ratio=1.000, hyp_len=42097, ref_len=42100)
+    BLEU = 0.46, 24.6/9.3/3.6/0.4 (BP=0.112, ratio=0.314, hyp_len=13201, ref_len=42100)"""
+    turns = read_turns(need(REFERENCE / "dialog-babi-task6-dstc2-dev.txt"))
+    golds = [t.gold.strip() for t in turns]
+    for hyps, expected, precisions, bp in (
+            ([""] + golds[:-1], "5.59", "17.9/6.0/3.2/2.8", "1.000"),
+            ([t.user for t in turns], "0.46", "24.6/9.3/3.6/0.4", "0.112")):
+        got = _bleu(list(zip(hyps, golds)))
+        assert f"{got.score:.2f}" == expected
+        assert "/".join(f"{p:.1f}" for p in got.precisions) == precisions and f"{got.brevity_penalty:.3f}" == bp
+        assert got.ref_len == 42100
+
+
 # ---------------------------------------------------------------- rankings
 
 
@@ -367,6 +386,13 @@ def test_several_systems_side_by_side(files, capsys):
     # gold: 8 more turns right of 12; every resample of dialogs is +
     assert lines[6].split()[:5] == ["gold", "100.00%", "100.00%", "100.00%", "+66.67%"]
     assert "reported" not in out
+    code, out, _ = _score(capsys, files / "ref.txt", "--system", f"mine={files / 'preds.txt'}",
+                          "--system", f"gold={files / 'gold.txt'}", "--kb", files / "kb.txt", "--json")
+    got = json.loads(out)
+    assert got["published"] is None and got["note"].startswith("REF is no published task-6 file")
+    assert got["systems"]["mine"]["entity_micro"]["f1"] == 0.75 and got["systems"]["gold"]["task_success"]["success"] == 1
+    assert got["systems"]["gold"]["compare"]["with"] == "mine"
+    assert got["systems"]["gold"]["compare"]["difference"] == pytest.approx(8 / 12)
 
 
 def test_several_systems_on_the_published_dev_file_show_the_papers_figures(tmp_path, capsys):
