@@ -36,10 +36,11 @@ from dstc2conv.dstc2.ontology import Dstc2Ontology
 from dstc2conv.evaluate.align import compare_views
 from dstc2conv.evaluate.views import view
 from dstc2conv.task6.format import read
+from dstc2conv.task6.vocabulary import DSTC2_SLOTS
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
-SLOTS = apicall.SLOTS
+SLOTS = DSTC2_SLOTS   # food, area, pricerange
 NONE = (None, None, None)
 
 

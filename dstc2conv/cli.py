@@ -19,6 +19,7 @@ SPLITS = ("train", "dev", "test", "all")
 
 def _cmd_build(args: argparse.Namespace) -> int:
     from .build.pipeline import BuildOptions, build
+    from .reporter import reporting
 
     options = BuildOptions(
         split=args.split,
@@ -30,21 +31,13 @@ def _cmd_build(args: argparse.Namespace) -> int:
         user=args.user,
         jobs=args.jobs,
         replace=args.replace,
+        exports=tuple(args.export or ()),
     )
-    note = _quiet if args.quiet else _stderr
-    shows_progress = not args.quiet and sys.stderr.isatty()
-    result = build(options, log=note, progress=_stderr if shows_progress else _quiet)
+    with reporting(notes=not args.quiet):   # progress too, when stderr is a terminal
+        result = build(options)
     for path in result.written:
         print(path)
     return 0
-
-
-def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
-def _quiet(_message: str) -> None:
-    pass
 
 
 def _positive(text: str) -> int:
@@ -107,9 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0,
                    help="seed for the random ratings and the random partition (default: 0)")
     p.add_argument("--kb", metavar="FILE",
-                   help="KB file in the published format to draw results from (default: without --raw, "
-                        "data_raw/dialog-babi-task6-dstc2-kb.txt if present; else a KB built from the logs of "
-                        "every call the inputs hold)")
+                   help="KB file in the published format to draw results from, or 'logs': a KB built from the "
+                        "system's acts in the logs of every call the inputs hold (default: without --raw, "
+                        "data_raw/dialog-babi-task6-dstc2-kb.txt if present; else the published KB shipped "
+                        "with dstc2conv)")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--partition", choices=("published", "dstc2", "random"), default="published",
                        help="which calls go into which split: published (default: DSTC2's train and dev "
@@ -126,6 +120,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "the number of cores); the output does not depend on it")
     p.add_argument("--replace", action="store_true",
                    help="remove task-6 files of another build from --out instead of refusing to mix them")
+    from .exports.formats import EXPORTS
+
+    p.add_argument("--export", action="append", metavar="FORMAT",
+                   help="also write each split in this format (repeatable): " + "; ".join(
+                       f"{f.name}: {f.description}" for f in EXPORTS.values()))
     p.add_argument("--quiet", action="store_true", help="print no notes or progress on stderr")
     p.set_defaults(func=_cmd_build)
 

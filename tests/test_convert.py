@@ -14,8 +14,9 @@ from dstc2conv.task6 import format as task6
 
 
 def _build(tmp_path, split="test", seed=0, name="out"):
+    """A build of the sample with the KB from its logs: the sample's restaurants are its own."""
     out = tmp_path / name
-    build(BuildOptions(split=split, raw=(str(SAMPLE),), out=str(out), seed=seed))
+    build(BuildOptions(split=split, raw=(str(SAMPLE),), out=str(out), seed=seed, kb="logs"))
     return out
 
 
@@ -82,7 +83,7 @@ def test_dstc2_split_uses_the_flists(tmp_path):
 def test_slot_only_in_labels_is_dropped(tmp_path):
     # the user said "center"; the label says centre: the published rule drops the slot
     out = tmp_path / "o"
-    build(BuildOptions(split="train", raw=(str(SAMPLE),), out=str(out), partition="dstc2"))
+    build(BuildOptions(split="train", raw=(str(SAMPLE),), out=str(out), partition="dstc2", kb="logs"))
     text = (out / "dialog-babi-task6-dstc2-trn.txt").read_text()
     assert "\tapi_call indian R_location R_price\n" in text
 
@@ -308,7 +309,9 @@ def test_build_with_no_data_uses_the_sample_and_says_so(tmp_path, capsys, monkey
     monkeypatch.chdir(tmp_path)
     (tmp_path / "data_raw").mkdir()
     assert run(["build", "--split", "test", "--out", "o"]) == 0
-    assert "building the small hand-written sample" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "building the small hand-written sample" in err and "its KB is built from its logs" in err
+    assert "result lines from a KB built from the logs of the 4 calls read" in err
     assert (tmp_path / "o" / "dialog-babi-task6-dstc2-tst.txt").read_text() == (GOLDEN / "sample-tst.txt").read_text()
 
 
@@ -328,7 +331,7 @@ def test_canthelp_calls_the_database_only_for_the_mdp_system(tmp_path):
     log["system-specific"]["dialog-manager"] = 1   # the POMDP system: no call at its canthelp
     log_path.write_text(json.dumps(log))
     out = tmp_path / "out"
-    build(BuildOptions(split="test", raw=(str(raw),), out=str(out)))
+    build(BuildOptions(split="test", raw=(str(raw),), out=str(out), kb="logs"))
     text = (out / "dialog-babi-task6-dstc2-tst.txt").read_text()
     assert "4 expensive\tSorry there is no modern_european restaurant in the expensive price range\n" \
         "5 how about chinese food\tapi_call chinese centre expensive\n" in text

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent / "dstc2conv"
 
 # The pipeline, first to last: each entry may import those before it.
 LAYERS = (
-    ("errors", "files", "version"),
+    ("errors", "files", "version", "reporter"),
     ("task6",),
     ("dstc2",),
     ("convert",),

@@ -332,15 +332,12 @@ def test_default_metrics_and_the_signature(files, capsys):
     kb_sha = entities.sha256_file(str(files / "kb.txt"))
     assert lines[8].endswith(f"|match:strip|bleu:lc,tok=space,order=4,nrefs=1|entity_f1_mem2seq|entity_micro|"
                              f"entity_recall|api_call|task_success|kb:{kb_sha[:12]}|version:0.1.0")
-    # without a KB (none given, none beside REF): no entity metric, no task success
-    (files / "kb.txt").rename(files / "kb-elsewhere.txt")
-    code, out, _ = _score(capsys, files / "preds.txt", files / "ref.txt", "--json")
-    assert "entity_micro" not in json.loads(out) and "api_call" in json.loads(out)
-    # the published KB's name beside REF is found
-    (files / "kb-elsewhere.txt").rename(files / entities.KB_FILE)
+    # without --kb (and no build manifest): the published KB shipped with dstc2conv, whose
+    # SHA-256 is the published file's; none of this KB's restaurants is in it
     code, out, _ = _score(capsys, files / "preds.txt", files / "ref.txt", "--json", "--metrics", "entity_recall")
     got = json.loads(out)
-    assert got["entity_recall"]["recall"] == 0.75 and "per_response" not in got
+    assert got["signature"].endswith("|match:strip|entity_recall|kb:cae1e86f50c4|version:0.1.0")
+    assert "per_response" not in got and got["entity_recall"]["tp"] < 15
 
 
 def test_bad_metrics_and_template_without_a_kb(files, capsys):
@@ -348,10 +345,14 @@ def test_bad_metrics_and_template_without_a_kb(files, capsys):
     assert (code, out) == (2, "") and err == "dstc2conv: error: --metrics: no metric 'blue' (did you mean bleu?)\n"
     code, _, err = _score(capsys, files / "preds.txt", files / "ref.txt", "--metrics", "hits@1")
     assert code == 2 and "hits@1 needs ranking input, these predictions are text" in err
-    code, _, err = _score(capsys, files / "preds.txt", files / "ref.txt", "--metrics", "entity_micro")
-    assert code == 2 and err == "dstc2conv: error: --metrics: entity_micro needs the KB: give --kb FILE\n"
-    code, _, err = _score(capsys, files / "preds.txt", files / "ref.txt", "--match", "template")
-    assert code == 2 and err == "dstc2conv: error: --match template needs the KB: give --kb FILE\n"
+    # the CLI always has a KB (the shipped one at least); the library says what is missing
+    with pytest.raises(metrics.Dstc2ConvError, match="--metrics: entity_micro needs the KB: give --kb FILE"):
+        metrics.choose("entity_micro", "text", has_kb=False)
+    assert "entity_micro" not in metrics.choose(None, "text", has_kb=False)
+    with pytest.raises(metrics.Dstc2ConvError, match="--match template needs the KB: give --kb FILE"):
+        metrics.compute(_inputs("template"), ["accuracy"])
+    code, _, err = _score(capsys, files / "preds.txt", files / "ref.txt", "--kb", files / "missing.txt")
+    assert code == 2 and err == f"dstc2conv: error: {files / 'missing.txt'}: cannot read the KB file: No such file or directory\n"
 
 
 def test_list_metrics_and_the_docs_table():

@@ -18,6 +18,7 @@ from conftest import GOLDEN, REFERENCE, ROOT, SAMPLE, TRAINDEV, need
 
 from dstc2conv.build.pipeline import BuildOptions, build, candidates
 from dstc2conv.cli import run
+from dstc2conv.reporter import reporting
 from dstc2conv.task6.format import read
 
 CONFIG = SAMPLE / "scripts" / "config"
@@ -210,7 +211,7 @@ def test_without_the_ontology_only_unmentioned_multiword_values_differ(kb_from):
     if kb_from == "published":
         kb = read_kb(need(REFERENCE / "dialog-babi-task6-dstc2-kb.txt"))
     else:
-        kb = choose_kb(BuildOptions(split="all"), source.calls, from_raw_dir=False)
+        kb = choose_kb(BuildOptions(split="all", kb="logs"), source.calls, from_raw_dir=False)
     given = Dstc2Ontology.from_json(source.ontology)
     derived = Dstc2Ontology.from_calls(source.calls[s] for s in sorted(source.calls)) | kb_ontology(kb)
     unmentioned = [v for v in given.foods + given.names if " " in v and v not in derived.foods + derived.names]
@@ -231,7 +232,7 @@ def test_without_the_ontology_only_unmentioned_multiword_values_differ(kb_from):
 
 
 def test_kb_from_the_logs_holds_the_offered_restaurants(tmp_path, capsys):
-    code, err = _build(capsys, tmp_path / "o", "test", SAMPLE)
+    code, err = _build(capsys, tmp_path / "o", "test", SAMPLE, extra=["--kb", "logs"])
     kb = (tmp_path / "o" / "dialog-babi-task6-dstc2-kb.txt").read_text()
     assert kb == (GOLDEN / "sample-kb.txt").read_text()
     assert "wok_this_way" not in kb   # in the ontology, never offered
@@ -240,11 +241,12 @@ def test_kb_from_the_logs_holds_the_offered_restaurants(tmp_path, capsys):
 def test_kb_from_the_logs_of_every_input(tmp_path, capsys, official):
     """The test calls offer no pasta_palace (dev) nor curry_corner (train): a test split
     built with both tarballs has them in its KB, read from the train/dev calls."""
-    code, err = _build(capsys, tmp_path / "alone", "test", official["test"])
+    logs = ["--kb", "logs"]
+    code, err = _build(capsys, tmp_path / "alone", "test", official["test"], extra=logs)
     assert code == 0, err
     alone = (tmp_path / "alone" / KB_FILE).read_text()
     assert "pasta_palace" not in alone and "curry_corner" not in alone
-    code, err = _build(capsys, tmp_path / "both", "test", official["test"], official["traindev"])
+    code, err = _build(capsys, tmp_path / "both", "test", official["test"], official["traindev"], extra=logs)
     assert code == 0, err
     assert f"result lines from a KB built from the logs of the 4 calls read (5 restaurants): " \
            f"{official['test']}: 2 test; {official['traindev']}: 1 train, 1 dev" in err
@@ -258,8 +260,8 @@ def test_kb_from_the_logs_of_every_input(tmp_path, capsys, official):
     assert list(manifest["files"]) == [TST]
     # the same KB as --split all: the splits built apart make one set
     out = tmp_path / "both"
-    assert _build(capsys, out, "train", official["test"], official["traindev"])[0] == 0
-    assert _build(capsys, tmp_path / "all", "all", official["test"], official["traindev"])[0] == 0
+    assert _build(capsys, out, "train", official["test"], official["traindev"], extra=logs)[0] == 0
+    assert _build(capsys, tmp_path / "all", "all", official["test"], official["traindev"], extra=logs)[0] == 0
     for name in (TRN, TST, KB_FILE):
         assert (out / name).read_bytes() == (tmp_path / "all" / name).read_bytes(), name
 
@@ -271,7 +273,7 @@ def test_kb_in_data_raw_is_used_only_without_raw(tmp_path, capsys, monkeypatch):
     (tmp_path / "data_raw").mkdir()
     (tmp_path / "data_raw" / "dialog-babi-task6-dstc2-kb.txt").write_text("1 pasta_palace R_cuisine italian\n")
     code, err = _build(capsys, tmp_path / "with-raw", "test", SAMPLE)
-    assert code == 0 and _manifest(tmp_path / "with-raw")["kb"]["source"] == "logs"
+    assert code == 0 and _manifest(tmp_path / "with-raw")["kb"]["source"] == "shipped"
     (tmp_path / "data_raw" / "dstc2_test.tar.gz").write_bytes(
         _tarball(tmp_path / "t.tar.gz", TEST_CALLS, ["dstc2_test.flist"]).read_bytes())
     code, err = _build(capsys, tmp_path / "default", "test")
@@ -308,11 +310,12 @@ def test_train_then_dev_into_one_folder_is_one_set(tmp_path, capsys, official):
 
 def test_a_set_of_other_settings_is_not_mixed_in(tmp_path, capsys, official):
     out = tmp_path / "o"
-    assert _build(capsys, out, "test", official["test"])[0] == 0
+    assert _build(capsys, out, "test", official["test"], extra=["--kb", "logs"])[0] == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    code, err = _build(capsys, out, "dev", official["traindev"])   # the KB from the logs differs
+    code, err = _build(capsys, out, "dev", official["traindev"], extra=["--kb", "logs"])   # the KB from the logs differs
     assert code == 2
-    assert f"dstc2conv: error: {out}: it holds {TST} and it was built with another KB; a folder holds one " \
+    assert f"dstc2conv: error: {out}: it holds {TST} and it was built with another KB (a KB built from the logs); " \
+           "a folder holds one " \
            "consistent set: build that split too from the same inputs, choose another --out, or pass --replace" in err
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     code, err = _build(capsys, out, "dev", official["traindev"], extra=["--seed", "1", "--replace"])
@@ -462,13 +465,14 @@ main()
 
 def test_a_build_killed_between_two_renames_is_finished_by_the_next(tmp_path):
     out = tmp_path / "o"
-    build(BuildOptions(split="test", raw=(str(SAMPLE),), out=str(out)))
+    # (with the KB from the sample's logs, whose result blocks' ratings change with the seed)
+    build(BuildOptions(split="test", raw=(str(SAMPLE),), out=str(out), kb="logs"))
     proc = subprocess.run([sys.executable, "-c", KILLED_AT_THE_FIRST_RENAME, "build", "--split", "test",
-                           "--raw", str(SAMPLE), "--seed", "5", "--out", str(out)], capture_output=True)
+                           "--raw", str(SAMPLE), "--seed", "5", "--kb", "logs", "--out", str(out)], capture_output=True)
     assert proc.returncode == 9
     assert not _consistent(out)                       # one new file beside the old ones, for now
     assert [p.name for p in out.iterdir() if p.name.startswith(".dstc2conv-build-")]
-    build(BuildOptions(split="dev", raw=(str(SAMPLE),), out=str(out), seed=5))   # finishes it first
+    build(BuildOptions(split="dev", raw=(str(SAMPLE),), out=str(out), seed=5, kb="logs"))   # finishes it first
     assert _consistent(out) and _manifest(out)["seed"] == 5
     assert sorted(_manifest(out)["files"]) == [DEV, TST]
     assert not [p for p in out.iterdir() if p.name.startswith(".")]
@@ -607,8 +611,11 @@ def test_out_that_is_a_file_or_cannot_be_made(tmp_path, capsys):
 
 
 def test_progress_only_on_a_terminal_and_never_quiet(tmp_path, capsys):
-    stages = []
-    build(BuildOptions(split="test", raw=(str(SAMPLE),), out=str(tmp_path / "a")), progress=stages.append)
+    build(BuildOptions(split="test", raw=(str(SAMPLE),), out=str(tmp_path / "a")))
+    assert capsys.readouterr().err == ""   # a library call shows nothing
+    with reporting(notes=False, progress=True):
+        build(BuildOptions(split="test", raw=(str(SAMPLE),), out=str(tmp_path / "a")))
+    stages = capsys.readouterr().err.splitlines()
     assert [s.split(" (")[0] for s in stages] == [
         f"build: reading {SAMPLE}", f"build: converting 3 calls into {TST}", "build: writing", "build: done"]
     code, err = _build(capsys, tmp_path / "b", "test", SAMPLE)
@@ -623,3 +630,60 @@ def test_progress_on_a_terminal(tmp_path, capsys, monkeypatch):
     assert code == 0 and f"build: converting 3 calls into {TST} (" in err
     code, err = _build(capsys, tmp_path / "b", "test", SAMPLE, extra=["--quiet"])
     assert code == 0 and err == ""
+
+
+# ---------------------------------------------------------------- the shipped KB
+
+SHIPPED_SHA256 = "cae1e86f50c4bc40d0cc1b5429ea0fa6245a83d99ce6a68b120634b373328552"   # the published KB file's
+
+
+def test_the_shipped_kb_is_the_published_file():
+    from dstc2conv.build.pipeline import shipped_kb
+
+    assert hashlib.sha256(open(shipped_kb(), "rb").read()).hexdigest() == SHIPPED_SHA256
+    if REFERENCE.exists():
+        assert open(shipped_kb(), "rb").read() == (REFERENCE / KB_FILE).read_bytes()
+
+
+def test_a_test_only_build_uses_the_shipped_kb_and_says_so(tmp_path, capsys, official):
+    code, err = _build(capsys, tmp_path / "o", "test", official["test"])
+    assert code == 0, err
+    assert f"result lines from the shipped KB (the published {KB_FILE}, SHA-256 {SHIPPED_SHA256}; " \
+           "--kb logs builds one from the logs instead)" in err
+    assert _manifest(tmp_path / "o")["kb"] == {"source": "shipped", "path": None, "sha256": SHIPPED_SHA256,
+                                               "restaurants": 113}
+    # the sample's test calls: the canthelp's call finds nothing in the published KB
+    assert "4 expensive\tapi_call modern_european centre expensive\n5 api_call no result\n" in \
+        (tmp_path / "o" / TST).read_text()
+
+
+def test_a_test_only_build_with_the_kb_from_the_logs_is_as_before(tmp_path, capsys, official):
+    """``--kb logs`` is the build of the previous default, byte for byte (the golden files
+    were made by it, before the shipped KB)."""
+    code, err = _build(capsys, tmp_path / "o", "test", official["test"], extra=["--kb", "logs"])
+    assert code == 0, err
+    golden = GOLDEN / "sample-test-only-kb-logs"
+    for path in golden.iterdir():
+        assert (tmp_path / "o" / path.name).read_bytes() == path.read_bytes(), path.name
+    assert _manifest(tmp_path / "o")["kb"]["source"] == "logs"
+
+
+def test_another_kb_is_refused_before_the_inputs_are_read(tmp_path, capsys, official):
+    out = tmp_path / "o"
+    assert _build(capsys, out, "test", official["test"])[0] == 0
+    broken = tmp_path / "broken" / "dstc2_traindev.tar.gz"
+    broken.parent.mkdir()
+    broken.write_bytes(b"not a tarball")   # read first, it would be the error
+    code, err = _build(capsys, out, "dev", broken, extra=["--kb", "logs"])
+    assert code == 2
+    assert err == f"dstc2conv: error: {out}: it holds {TST} and it was built with another KB (the shipped KB); " \
+                  "a folder holds one consistent set: build that split too from the same inputs, choose another " \
+                  "--out, or pass --replace to remove such files\n"
+    kb = tmp_path / "kb.txt"
+    kb.write_text("1 pasta_palace R_cuisine italian\n")
+    code, err = _build(capsys, out, "dev", broken, extra=["--kb", str(kb)])
+    assert code == 2 and "it was built with another KB (the shipped KB)" in err
+    code, err = _build(capsys, out, "dev", broken, extra=["--kb", str(tmp_path / "absent.txt")])
+    assert code == 2 and err.startswith(f"dstc2conv: error: {tmp_path / 'absent.txt'}: cannot read the KB file")
+    code, err = _build(capsys, out, "dev", broken)   # the same KB: on to the inputs
+    assert code == 2 and "cannot read the tarball" in err

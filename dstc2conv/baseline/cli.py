@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import Dstc2ConvError
 from ..files import check_writable, write_stdout, write_text_atomic
+from ..reporter import reporting
 from .objectives import OBJECTIVES
 from .problems import count
 
@@ -451,9 +452,9 @@ def _cmd_tune(args) -> int:
         raise Dstc2ConvError(f"--objective {args.objective} needs each dialog's system: no manifest.json "
                              "beside the data lists it; give the build's with --manifest", args.data)
     what = OBJECTIVES[args.objective]
-    show = not args.quiet and sys.stderr.isatty()
-    tuned = tune(ruleset, turns, budget_seconds=args.budget, progress=_tune_progress(what) if show else None,
-                 systems=sessions.systems if sessions else None, objective=args.objective)
+    with reporting(notes=not args.quiet):   # tune's progress, when stderr is a terminal
+        tuned = tune(ruleset, turns, budget_seconds=args.budget, systems=sessions.systems if sessions else None,
+                     objective=args.objective)
     with open(args.rules, encoding="utf-8", newline="") as fh:
         text = write_tuned(fh.read(), ruleset, tuned)
     write_text_atomic(args.out, text)
@@ -472,13 +473,6 @@ def _cmd_tune(args) -> int:
         print(f"  {change}")
     print(f"written to {args.out}")
     return 0
-
-
-def _tune_progress(label: str):
-    """tune's progress(round, value, seconds): a line on stderr, the value labelled ``label``."""
-    def progress(round_: int, value: float, seconds: float) -> None:
-        print(f"tune: round {round_}: {value:.2%} {label}, {seconds:.0f} s", file=sys.stderr, flush=True)
-    return progress
 
 
 def _ontology_copy(ruleset, out_path: str) -> tuple[str, str] | None:

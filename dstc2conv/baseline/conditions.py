@@ -422,7 +422,7 @@ def _marked(value, env):
 # ---------------------------------------------------------------- a when, compiled
 
 @dataclass(frozen=True)
-class Check:
+class Clause:
     """One condition of a ``when`` with its compiled value."""
     condition: str
     value: Any
@@ -439,9 +439,9 @@ class Combine:
 
 
 def walk(nodes: tuple):
-    """Every Check in ``nodes``, nested ones included."""
+    """Every Clause in ``nodes``, nested ones included."""
     for node in nodes:
-        if isinstance(node, Check):
+        if isinstance(node, Clause):
             yield node
         else:
             for branch in node.branches:
@@ -467,7 +467,7 @@ def every(tests: tuple):
 
 
 def _predicate(node, env: Env):
-    if isinstance(node, Check):
+    if isinstance(node, Clause):
         return CONDITIONS[node.condition].test(node.value, env)
     branches = [every(predicates(branch, env)) for branch in node.branches]
     if node.op == "not":

@@ -61,12 +61,20 @@ class InputUse:
 
 @dataclass(frozen=True)
 class KbUse:
-    """Where the result lines came from: a KB file, or the logs of the calls read."""
-    source: str                 # "file" or "logs"
+    """Where the result lines came from: the shipped KB, a KB file, or the logs of the calls read."""
+    source: str                 # "shipped", "file" or "logs"
     path: str | None
     sha256: str | None
     restaurants: int | None
     calls: dict[str, dict[str, int]] | None = None   # logs: input -> DSTC2 flist -> calls
+
+
+@dataclass(frozen=True)
+class ExportEntry:
+    """An export file of the set (``build --export``): its format, split and number of dialogs."""
+    format: str
+    split: str
+    dialogs: int
 
 
 @dataclass(frozen=True)
@@ -76,6 +84,7 @@ class Manifest:
     inputs: tuple[InputUse, ...] = ()
     files: dict[str, FileEntry] = field(default_factory=dict)       # file name -> entry, sorted
     checksums: dict[str, str] = field(default_factory=dict)         # file name -> SHA-256 of its text
+    exports: dict[str, ExportEntry] | None = None                   # export file name -> entry; None: no --export
 
     def to_json(self) -> str:
         s = self.settings
@@ -92,6 +101,9 @@ class Manifest:
         data["files"] = {name: {"split": e.split, "dialogs": list(e.dialogs),
                                 "inputs": [{"path": i.path, "sha256": i.sha256} for i in e.inputs],
                                 "ontology": e.ontology} for name, e in self.files.items()}
+        if self.exports is not None:
+            data["exports"] = {name: {"format": e.format, "split": e.split, "dialogs": e.dialogs}
+                               for name, e in self.exports.items()}
         data["checksums"] = dict(self.checksums)
         return json.dumps(data, indent=2) + "\n"
 
@@ -133,7 +145,13 @@ class Manifest:
         checksums = read.of(data, "checksums", dict) or {}
         if not all(isinstance(v, str) for v in checksums.values()):
             raise read.error("checksums", "file name -> SHA-256")
-        return cls(settings, kb, inputs, files, dict(checksums))
+        exports = read.of(data, "exports", dict)
+        if exports is not None:
+            try:
+                exports = {name: ExportEntry(e["format"], e["split"], e["dialogs"]) for name, e in exports.items()}
+            except (KeyError, TypeError):
+                raise read.error("exports", "file name -> format, split and dialogs") from None
+        return cls(settings, kb, inputs, files, dict(checksums), exports)
 
     @classmethod
     def read(cls, path: str) -> Manifest:

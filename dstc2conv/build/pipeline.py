@@ -14,9 +14,7 @@ import hashlib
 import operator
 import os
 import random
-import time
 from dataclasses import dataclass
-from typing import Callable
 
 from ..convert.dialogs import convert_call
 from ..convert.kb import KB, format_kb, kb_from_acts, read_kb
@@ -26,10 +24,12 @@ from ..dstc2.inputs import DEFAULT_RAW_DIR, Inputs, default_sources, downloads_i
 from ..dstc2.ontology import Dstc2Ontology
 from ..dstc2.workers import Calls
 from ..errors import Dstc2ConvError
+from ..exports.formats import EXPORTS, export_dialog, export_format
 from ..files import sha256_file
+from ..reporter import note, progress, stopwatch
 from ..task6.format import Dialog, Exchange, read, serialize_dialog
 from ..version import __version__
-from .manifest import MANIFEST, FileEntry, InputUse, KbUse, Manifest, Settings, SplitInput
+from .manifest import MANIFEST, ExportEntry, FileEntry, InputUse, KbUse, Manifest, Settings, SplitInput
 from .output_set import OutputFolder
 from .partition import Dealt, Partition, partition_named
 
@@ -47,12 +47,14 @@ class BuildOptions:
     raw: tuple[str, ...] = ()        # tarballs or folders; empty: look in data_raw/
     out: str = "outputs"
     seed: int = 0                    # seeds the ratings and the random partition
-    kb: str | None = None            # a KB file; None: data_raw/<kb file> if present (and no raw), else from the logs
+    kb: str | None = None            # a KB file, or "logs" (built from the logs); None: data_raw/<kb file>
+                                     # if present (and no raw), else the shipped KB (``shipped_kb``)
     partition: str = "published"     # published, dstc2 (DSTC2's own train/dev flists) or random
     user: str = "transcription"      # the user turns: the transcriptions, or what the live ASR heard (asr)
     raw_dir: str = DEFAULT_RAW_DIR
     jobs: int = 1                    # processes that parse the JSON in parallel
     replace: bool = False            # remove the folder's files of other builds instead of refusing
+    exports: tuple[str, ...] = ()    # export formats (``exports.formats.EXPORTS``) to write beside the task-6 files
 
 
 @dataclass(frozen=True)
@@ -65,18 +67,37 @@ def wanted_splits(split: str) -> tuple[str, ...]:
     return ("train", "dev", "test") if split == "all" else (split,)
 
 
-def kb_file(options: BuildOptions, from_raw_dir: bool) -> str | None:
+KB_FROM_LOGS = "logs"   # --kb logs: a KB built from the system's acts in the logs
+
+
+def shipped_kb() -> str:
+    """The published task-6 KB file shipped with dstc2conv (CC BY 3.0: see NOTICE)."""
+    from importlib import resources  # (here: it takes a few milliseconds to import)
+
+    return str(resources.files("dstc2conv") / "data" / KB_FILE)
+
+
+def kb_file(options: BuildOptions, from_raw_dir: bool, is_sample: bool = False) -> str | None:
     """``--kb``; else, for the default inputs only, the KB file in ``data_raw/`` if there;
-    else None (a KB built from the logs)."""
+    else the shipped KB, but for the sample built when there are no inputs (its restaurants
+    are made up). None for ``--kb logs`` and the sample: a KB built from the logs."""
+    if options.kb == KB_FROM_LOGS:
+        return None
     if options.kb:
         return options.kb
+    if is_sample:
+        return None
     default = os.path.join(options.raw_dir, KB_FILE)
-    return default if from_raw_dir and os.path.isfile(default) else None
+    return default if from_raw_dir and os.path.isfile(default) else shipped_kb()
 
 
-def choose_kb(options: BuildOptions, calls: Calls, from_raw_dir: bool) -> KB:
-    """The KB file (``kb_file``), else a KB built from the logs of ``calls``."""
-    path = kb_file(options, from_raw_dir)
+def choose_kb(options: BuildOptions, calls: Calls, from_raw_dir: bool, is_sample: bool = False,
+              kb: KB | None = None) -> KB:
+    """``kb`` if given (the KB file ``kb_file`` names, read), else the KB file, else a KB
+    built from the logs of ``calls``."""
+    if kb is not None:
+        return kb
+    path = kb_file(options, from_raw_dir, is_sample)
     if path is not None:
         return read_kb(path)
     offered: set[str] = set()
@@ -147,25 +168,28 @@ def _read_manifest(folder: OutputFolder) -> Manifest | None:
         return None
 
 
-def files_to_keep(folder: OutputFolder, settings: Settings, kb_text: str, entries: dict[str, FileEntry],
-                  pooled: tuple[str, ...], replace: bool, log: Callable[[str], None] = lambda _msg: None,
-                  ) -> tuple[dict[str, FileEntry], tuple[InputUse, ...], tuple[str, ...]]:
+def files_to_keep(folder: OutputFolder, settings: Settings, kb_text: str | None, entries: dict[str, FileEntry],
+                  pooled: tuple[str, ...], replace: bool) -> tuple[dict[str, FileEntry], tuple[InputUse, ...], tuple[str, ...]]:
     """The task-6 files of other splits already in the output folder, given the manifest
     ``entries`` of the files this build writes and the splits its partition draws from one
     pool of calls (``pooled``). Those of a build with the same settings and KB (and, for
     pooled splits, the same inputs) are kept in the set: returns their manifest entries,
     the old manifest's inputs, and the files to remove. Others are removed with
     ``replace``, and those built from the sample calls by a build from the corpus (saying
-    so); else the build stops saying why."""
+    so); else the build stops saying why.
+
+    Before the inputs are read (``check_folder``), ``kb_text`` is None for a KB to be built
+    from the logs (then any other kind of KB differs), and entries' ``inputs`` are None
+    (not compared yet)."""
     others = [name for name in FILE_OF_SPLIT.values() if name not in entries]
     present = [name for name in others if os.path.isfile(os.path.join(folder.path, name))]
     if not present:
         return {}, (), ()
     manifest = _read_manifest(folder)
-    pool = [e.inputs for e in entries.values() if e.split in pooled]
+    pool = [e.inputs for e in entries.values() if e.split in pooled and e.inputs is not None]
     keep, stale = {}, []
     if manifest is not None and manifest.settings.sample is True and not settings.sample:
-        log(f"removing the sample's {', '.join(present)} from {folder.path}: this build is of the corpus")
+        note(f"removing the sample's {', '.join(present)} from {folder.path}: this build is of the corpus")
         return {}, (), tuple(present)
     for name in present:
         entry = None if manifest is None else manifest.files.get(name)
@@ -178,8 +202,8 @@ def files_to_keep(folder: OutputFolder, settings: Settings, kb_text: str, entrie
             stale.append((name, "it was built with other settings (" + ", ".join(
                 f"{_SETTING.get(k, k)} {_show_setting(k, theirs)}, this build {_show_setting(k, mine)}"
                 for k, theirs, mine in differ) + ")"))
-        elif folder.existing(KB_FILE) != kb_text:
-            stale.append((name, "it was built with another KB"))
+        elif not _same_kb(folder, manifest, kb_text):
+            stale.append((name, f"it was built with another KB ({_show_kb(manifest.kb)})"))
         elif entry.split in pooled and pool and entry.inputs != pool[0]:
             stale.append((name, f"it was built from other inputs ({', '.join(pooled[:-1])} and {pooled[-1]} "
                                 "are split from one pool of calls)"))
@@ -194,22 +218,42 @@ def files_to_keep(folder: OutputFolder, settings: Settings, kb_text: str, entrie
     return keep, old_inputs, tuple(name for name, _ in stale)
 
 
-def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
-          progress: Callable[[str], None] = lambda _msg: None) -> BuildResult:
-    """Build the task-6 files. ``log``: notes for the user (what was read, chosen,
-    derived); ``progress``: one line per stage of the work."""
+def _same_kb(folder: OutputFolder, manifest: Manifest, kb_text: str | None) -> bool:
+    if kb_text is None:
+        return manifest.kb is not None and manifest.kb.source == KB_FROM_LOGS
+    return folder.existing(KB_FILE) == kb_text
+
+
+def _show_kb(kb: KbUse | None) -> str:
+    if kb is not None and kb.source == "file":
+        return f"the KB file {kb.path}"
+    return {"shipped": "the shipped KB", "logs": "a KB built from the logs"}.get(kb and kb.source, "an unknown KB")
+
+
+def check_folder(folder: OutputFolder, settings: Settings, kb_text: str | None, splits: tuple[str, ...],
+                 pooled: tuple[str, ...], replace: bool) -> None:
+    """Before any work: stop if the output folder holds task-6 files of other splits that
+    this build's settings or KB would refuse to stand beside (``files_to_keep``)."""
+    entries = {FILE_OF_SPLIT[split]: FileEntry(split, (), None) for split in splits}
+    files_to_keep(folder, settings, kb_text, entries, pooled, replace)
+
+
+def build(options: BuildOptions) -> BuildResult:
+    """Build the task-6 files. Notes for the user (what was read, chosen, derived) and a
+    progress line per stage of the work go to the reporter (``dstc2conv.reporter``)."""
     # The calls are millions of small objects that form no cycles: the cyclic garbage
     # collector, which would walk them again and again as they are made, is off meanwhile.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _build(options, log, progress)
+        with stopwatch("build"):
+            return _build(options)
     finally:
         if collecting:
             gc.enable()
 
 
-def _check(options: BuildOptions, log: Callable[[str], None]) -> tuple[Partition, int]:
+def _check(options: BuildOptions) -> tuple[Partition, int]:
     """The options' partition and number of processes; an error for an option out of range."""
     if options.split not in ("train", "dev", "test", "all"):
         raise Dstc2ConvError(f"unknown split {options.split!r}: choose train, dev, test or all")
@@ -218,82 +262,87 @@ def _check(options: BuildOptions, log: Callable[[str], None]) -> tuple[Partition
         raise Dstc2ConvError(f"unknown user turns {options.user!r}: choose {', '.join(USERS)}")
     if options.jobs < 1:
         raise Dstc2ConvError(f"--jobs {options.jobs}: give 1 or more processes")
+    for name in options.exports:
+        export_format(name)
     jobs = min(options.jobs, os.cpu_count() or 1)
     if jobs < options.jobs:
-        log(f"--jobs {options.jobs}: this machine has {jobs} cores; using {jobs} processes")
+        note(f"--jobs {options.jobs}: this machine has {jobs} cores; using {jobs} processes")
     return partition, jobs
 
 
-def _sources(options: BuildOptions, log: Callable[[str], None]) -> tuple[list[str], bool]:
+def _sources(options: BuildOptions) -> tuple[list[str], bool]:
     """The inputs: those given with --raw, else those in data_raw/, else the sample.
     Returns (paths, is_sample)."""
     if options.raw:
         return [p for given in options.raw for p in downloads_in(given)], False
     paths, is_sample = default_sources(options.raw_dir)
     if is_sample:
-        log(f"no DSTC2 data in {options.raw_dir}/: building the small hand-written sample "
+        note(f"no DSTC2 data in {options.raw_dir}/: building the small hand-written sample "
             f"({paths[0]}). Put dstc2_traindev.tar.gz / dstc2_test.tar.gz in {options.raw_dir}/ "
-            "to convert the corpus.")
+            "to convert the corpus. Its restaurants are made up: its KB is built from its logs.")
     return paths, is_sample
 
 
-def _build(options: BuildOptions, log: Callable[[str], None], progress: Callable[[str], None]) -> BuildResult:
-    partition, jobs = _check(options, log)
+def _build(options: BuildOptions) -> BuildResult:
+    partition, jobs = _check(options)
     splits = wanted_splits(options.split)
-    paths, is_sample = _sources(options, log)
-    started = time.perf_counter()
-
-    def stage(message: str) -> None:
-        progress(f"build: {message} ({time.perf_counter() - started:.1f} s)")
-
+    paths, is_sample = _sources(options)
     from_raw_dir = not options.raw and not is_sample
+    settings = Settings("dstc2conv", __version__, options.seed, partition.name, is_sample,
+                        None if options.user == "transcription" else options.user)
+    kb_path = kb_file(options, from_raw_dir, is_sample)
+    file_kb = None if kb_path is None else read_kb(kb_path)
+    exports = tuple(dict.fromkeys(options.exports))
     with OutputFolder(options.out) as folder:
+        check_folder(folder, settings, None if file_kb is None else format_kb(file_kb), splits, partition.pooled,
+                     options.replace)
         # A random partition deals out every call given; a KB built from the logs reads them all.
-        inputs = gather(paths, splits, jobs, log=log, progress=stage, every_call=partition.every_call,
-                        for_kb=kb_file(options, from_raw_dir) is None, asr=options.user == "asr")
+        # The exports read what the system heard too (the ASR hypotheses).
+        inputs = gather(paths, splits, jobs, every_call=partition.every_call,
+                        for_kb=file_kb is None, asr=options.user == "asr" or bool(exports))
         try:
-            dealt = _deal(options, partition, inputs, splits, log)
-            kb = _kb(options, inputs, from_raw_dir, log)
-            ontology = _ontology(inputs, kb, log)
-            settings = Settings("dstc2conv", __version__, options.seed, partition.name, is_sample,
-                                None if options.user == "transcription" else options.user)
+            dealt = _deal(options, partition, inputs, splits)
+            kb = _kb(options, inputs, from_raw_dir, is_sample, file_kb)
+            ontology = _ontology(inputs, kb)
             checksum = {path: input_checksum(path) for path, taken in inputs.used if taken}
             entries = _entries(inputs, partition, dealt, checksum)
             kb_text = format_kb(kb)
             keep, old_inputs, remove = files_to_keep(folder, settings, kb_text, entries, partition.pooled,
-                                                     options.replace, log)
-            files, bots = _convert(inputs.calls, ontology, dealt, kb, options.seed, stage, log,
-                                   asr=options.user == "asr")
+                                                     options.replace)
+            files, bots = _convert(inputs.calls, ontology, dealt, kb, options.seed,
+                                   asr=options.user == "asr", exports=exports)
+            remove += _old_exports(folder, files)
             manifest = _assemble(files, bots, folder, settings, kb, kb_text, inputs, checksum, entries, keep,
-                                 old_inputs)
-            stage("writing")
+                                 old_inputs, _export_entries(files, dealt) if exports else None)
+            progress("writing")
             written = folder.commit(files, remove)
         finally:
             inputs.close()
-    stage("done")
+    progress("done")
     return BuildResult(tuple(written), manifest)
 
 
-def _deal(options: BuildOptions, partition: Partition, inputs: Inputs, splits: tuple[str, ...],
-          log: Callable[[str], None]) -> Dealt:
+def _deal(options: BuildOptions, partition: Partition, inputs: Inputs, splits: tuple[str, ...]) -> Dealt:
     """The partition stage: which calls go into which split."""
     dealt = partition.deal(inputs, splits, every=options.split == "all")
-    note = partition.note(inputs, dealt)
-    if note:
-        log(note)
+    said = partition.note(inputs, dealt)
+    if said:
+        note(said)
     if options.split == "all":
-        log(f"--split all: building {', '.join(dealt.splits)} (what the inputs hold)")
+        note(f"--split all: building {', '.join(dealt.splits)} (what the inputs hold)")
     for path, taken in inputs.used:
         if not taken:
-            log(f"skipping {path}: not needed for --split {options.split}")
+            note(f"skipping {path}: not needed for --split {options.split}")
     return dealt
 
 
-def _kb(options: BuildOptions, inputs: Inputs, from_raw_dir: bool, log: Callable[[str], None]) -> KB:
-    """The KB stage: the KB file, or a KB built from the logs, and a note saying which."""
-    kb = choose_kb(options, inputs.calls, from_raw_dir)
-    kb_calls = _kb_calls(inputs) if kb.source == "logs" else None
-    log(f"result lines from the KB file {kb.source}" if kb_calls is None else
+def _kb(options: BuildOptions, inputs: Inputs, from_raw_dir: bool, is_sample: bool,
+        file_kb: KB | None = None) -> KB:
+    """The KB stage: the KB file (``file_kb``, read before the inputs), or a KB built from
+    the logs, and a note saying which."""
+    kb = choose_kb(options, inputs.calls, from_raw_dir, is_sample, file_kb)
+    kb_calls = _kb_calls(inputs) if kb.source == KB_FROM_LOGS else None
+    note(_kb_note(kb) if kb_calls is None else
         f"result lines from a KB built from the logs of the {len(inputs.calls)} calls read "
         f"({len(kb.restaurants)} restaurants): " + "; ".join(
             f"{path}: " + ", ".join(f"{n} {flist}" for flist, n in counts.items())
@@ -301,14 +350,47 @@ def _kb(options: BuildOptions, inputs: Inputs, from_raw_dir: bool, log: Callable
     return kb
 
 
-def _ontology(inputs: Inputs, kb: KB, log: Callable[[str], None]) -> Dstc2Ontology:
+def _kb_note(kb: KB) -> str:
+    if kb.source == shipped_kb():
+        return (f"result lines from the shipped KB (the published {KB_FILE}, SHA-256 {sha256_file(kb.source)}; "
+                f"--kb logs builds one from the logs instead)")
+    return f"result lines from the KB file {kb.source}"
+
+
+def _kb_use(kb: KB, inputs: Inputs) -> KbUse:
+    """The manifest's ``kb``: where the KB comes from (``shipped``, ``file`` or ``logs``),
+    its path (a file's) and SHA-256 (a file's, the shipped one's), the calls of one built from the logs."""
+    if kb.source == KB_FROM_LOGS:
+        return KbUse("logs", None, None, len(kb.restaurants), _kb_calls(inputs))
+    shipped = kb.source == shipped_kb()
+    return KbUse("shipped" if shipped else "file", None if shipped else kb.source, sha256_file(kb.source),
+                 len(kb.restaurants))
+
+
+def _export_entries(files: dict[str, str], dealt: Dealt) -> dict[str, ExportEntry]:
+    """The manifest's ``exports``: each export file's format, split and number of dialogs."""
+    return {name: ExportEntry(export.name, split, len(dealt.sessions[split]))
+            for export in EXPORTS.values() for split, name in export.files.items() if name in files}
+
+
+def _old_exports(folder: OutputFolder, files: dict[str, str]) -> tuple[str, ...]:
+    """The export files in the output folder that this build does not write: they are of
+    an earlier build's task-6 files, and are removed (saying so)."""
+    old = sorted(name for export in EXPORTS.values() for name in export.files.values()
+                 if name not in files and os.path.isfile(os.path.join(folder.path, name)))
+    if old:
+        note(f"removing {', '.join(old)} from {folder.path}: an export is of the task-6 files built with it")
+    return tuple(old)
+
+
+def _ontology(inputs: Inputs, kb: KB) -> Dstc2Ontology:
     """The ontology stage: the inputs' ``ontology_dstc2.json``, else the values the calls
     and the KB show."""
     if inputs.ontology is not None:
         return inputs.ontology
     ontology = functools.reduce(operator.or_, inputs.calls.map(_values), kb_ontology(kb))
-    log(f"no ontology_dstc2.json in the inputs: taking the foods, areas, price ranges and restaurant "
-        f"names from the calls themselves ({len(inputs.calls)} calls) and the KB")
+    note(f"no ontology_dstc2.json in the inputs: taking the foods, areas, price ranges and restaurant "
+         f"names from the calls themselves ({len(inputs.calls)} calls) and the KB")
     return ontology
 
 
@@ -323,23 +405,21 @@ def _entries(inputs: Inputs, partition: Partition, dealt: Dealt, checksum: dict)
 
 def _assemble(files: dict[str, str], bots: set[str], folder: OutputFolder, settings: Settings, kb: KB, kb_text: str,
               inputs: Inputs, checksum: dict, entries: dict[str, FileEntry], keep: dict[str, FileEntry],
-              old_inputs: tuple[InputUse, ...]) -> Manifest:
+              old_inputs: tuple[InputUse, ...], exports: dict[str, ExportEntry] | None = None) -> Manifest:
     """The output set stage: adds the candidates, the KB and the manifest to ``files``
     (the converted task-6 files), counting the kept files in; returns the manifest."""
     kept_dialogs = [d for name in keep for d in read(os.path.join(folder.path, name))]
     files[CANDIDATES] = candidates(kept_dialogs, bots)
     files[KB_FILE] = kb_text
     every = {**files, **{name: folder.existing(name) for name in keep}}
-    from_logs = kb.source == "logs"
     listed = {**keep, **entries}
     manifest = Manifest(
         settings,
-        KbUse("logs" if from_logs else "file", None if from_logs else kb.source,
-              None if from_logs else sha256_file(kb.source), len(kb.restaurants),
-              _kb_calls(inputs) if from_logs else None),
+        _kb_use(kb, inputs),
         _listed_inputs(inputs, checksum, keep, old_inputs),
         {name: listed[name] for name in sorted(listed)},
         {name: _sha256_text(every[name]) for name in sorted(every)},
+        exports,
     )
     files[MANIFEST] = manifest.to_json()
     return manifest
@@ -375,36 +455,51 @@ def _listed_inputs(inputs: Inputs, checksum: dict, keep: dict[str, FileEntry],
 
 
 def _convert(calls: Calls, ontology: Dstc2Ontology, dealt: Dealt, kb: KB, seed: int,
-             stage: Callable[[str], None], log: Callable[[str], None], asr: bool = False):
+             asr: bool = False,
+             exports: tuple[str, ...] = ()):
     """The conversion stage: every split's calls, each converted in the process that holds
-    it (``Calls.map``). Returns (file name -> text, the bot utterances). A call that cannot
-    be converted stops the build: the first in the files' order."""
+    it (``Calls.map``), and exported in the formats ``exports``. Returns (file name -> text,
+    the bot utterances). A call that cannot be converted stops the build: the first in the
+    files' order."""
     splits, sessions = dealt.splits, dealt.sessions
     lexicon = make_lexicon(ontology, kb)
-    stage("converting " + ", ".join(f"{len(sessions[split])} calls into {FILE_OF_SPLIT[split]}" for split in splits))
+    progress("converting " + ", ".join(f"{len(sessions[split])} calls into {FILE_OF_SPLIT[split]}" for split in splits))
     order = [session for split in splits for session in sessions[split]]
-    converted = dict(zip(order, calls.map(_convert_call, kb, lexicon, seed, asr, sessions=order)))
+    # each dialog's splits and its number in each, for the exports' records (the sample's
+    # calls may be in two splits)
+    places: dict[str, list[tuple[str, int]]] = {}
+    for split in splits if exports else ():
+        for i, session in enumerate(sessions[split], 1):
+            places.setdefault(session, []).append((split, i))
+    converted = dict(zip(order, calls.map(_convert_call, kb, lexicon, seed, asr, exports, places, sessions=order)))
     files: dict[str, str] = {}
     bots: set[str] = set()
     for split in splits:
         name = FILE_OF_SPLIT[split]
         files[name] = "".join(converted[session][0] + "\n" for session in sessions[split])
         bots.update(bot for session in sessions[split] for bot in converted[session][1])
-        log(f"{name}: {len(sessions[split])} dialogs")
+        note(f"{name}: {len(sessions[split])} dialogs")
+        for export in exports:
+            files[EXPORTS[export].files[split]] = "".join(converted[session][2][split][export]
+                                                          for session in sessions[split])
     return files, bots
 
 
-def _convert_call(call: Call, kb: KB, lexicon, seed: int, asr: bool) -> tuple[str, list[str]]:
-    """A call's task-6 text and bot utterances; a call the converter cannot handle is
-    reported, never dropped."""
+def _convert_call(call: Call, kb: KB, lexicon, seed: int, asr: bool, exports: tuple[str, ...] = (),
+                  places: dict | None = None) -> tuple[str, list[str], dict | None]:
+    """A call's task-6 text, bot utterances and texts in the ``exports`` formats (split ->
+    format -> text; ``places``: session -> its splits and numbers there, or None without
+    exports); a call the converter cannot handle is reported, never dropped."""
     rng = random.Random(f"{seed}:{call.session}")
     try:
         dialog = convert_call(call, kb, lexicon, rng, asr=asr)
+        exported = {split: export_dialog(call, dialog, split, number, lexicon, asr, exports)
+                    for split, number in places[call.session]} if exports else None
     except Dstc2ConvError:
         raise
     except Exception as exc:
         raise Dstc2ConvError(f"cannot convert call {call.session}: {type(exc).__name__}: {exc}", call.source) from None
-    return serialize_dialog(dialog), [line.bot for line in dialog.lines if isinstance(line, Exchange)]
+    return serialize_dialog(dialog), [line.bot for line in dialog.lines if isinstance(line, Exchange)], exported
 
 
 def _values(call: Call) -> Dstc2Ontology:

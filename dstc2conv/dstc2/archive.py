@@ -14,9 +14,8 @@ from isal.igzip import open as _gunzip  # inflates gzip about twice as fast as z
 
 from ..errors import Dstc2ConvError
 from ..files import read_bytes
-from . import workers as _workers
 from .calls import Call, decode_json, parse_call
-from .workers import Calls
+from .workers import Calls, start_workers
 
 FLISTS = {"train": "dstc2_train.flist", "dev": "dstc2_dev.flist", "test": "dstc2_test.flist"}
 ONTOLOGY = "ontology_dstc2.json"
@@ -271,7 +270,7 @@ def read_ontology(path: str | os.PathLike) -> tuple[dict, str] | None:
 
 
 def _read_calls(path: str, wanted, asr: bool, part: tuple[int, int]) -> dict:
-    """A worker's share of the calls (``workers.start``)."""
+    """A worker's share of the calls (``workers.start_workers``)."""
     return _read_part(path, wanted, part, asr).calls
 
 
@@ -291,7 +290,7 @@ def read_source(path: str | os.PathLike, wanted=None, workers: int = 1, asr: boo
     if workers <= 1 or wanted is not None and len(wanted) == 0:
         source = _read_part(path, wanted, (0, 1), asr)
         return replace(source, calls=Calls(source.calls))
-    started = _workers.start(functools.partial(_read_calls, path, wanted, asr), workers)
+    started = start_workers(functools.partial(_read_calls, path, wanted, asr), workers)
     try:
         here = _read_part(path, wanted, (0, workers), asr)
     except BaseException:

@@ -4,7 +4,7 @@ bytes of a call's ``log.json`` and ``label.json``.
 Only this package sees DSTC2's JSON; it hands on frozen ``Call`` objects that hold what
 the conversion needs: per turn, what the system said and its dialog acts, what the user
 said (the human transcription) and the dialog-state labels; and, only when asked, what the
-system heard (the live ASR's top hypothesis). Reading tarballs and folders is
+system heard (the live ASR's n-best list, with scores). Reading tarballs and folders is
 ``archive``'s; the processes that hold the calls are ``workers``'.
 """
 from __future__ import annotations
@@ -43,6 +43,7 @@ class CallTurn:
     method: str
     requested: tuple[str, ...]
     heard: str | None = None             # log.json input.live.asr-hyps[0].asr-hyp, if read (``asr``)
+    hypotheses: tuple[tuple[str, float], ...] | None = None   # input.live.asr-hyps: (asr-hyp, score), if read
 
     @property
     def offered(self) -> str | None:
@@ -90,20 +91,30 @@ def decode_json(data: bytes, path: str):
         raise Dstc2ConvError(f"malformed JSON: {exc}", path) from None
 
 
-def _heard(log_turn, path: str, turn: int) -> str:
-    """The live ASR's top hypothesis of a log.json turn."""
+def _heard(log_turn, path: str, turn: int) -> tuple[tuple[str, float], ...]:
+    """The live ASR's hypotheses of a log.json turn, (asr-hyp, score), best first."""
     try:
-        heard = log_turn["input"]["live"]["asr-hyps"][0]["asr-hyp"]
+        hyps = log_turn["input"]["live"]["asr-hyps"]
+        heard = hyps[0]["asr-hyp"]
     except (KeyError, TypeError, IndexError):
         raise Dstc2ConvError(f"turn {turn}: no input.live.asr-hyps[0].asr-hyp", path) from None
     if not isinstance(heard, str):
         raise Dstc2ConvError(f"turn {turn}: input.live.asr-hyps[0].asr-hyp is {heard!r}, not text", path)
-    return heard
+    out = []
+    for i, hyp in enumerate(hyps):
+        try:
+            text, score = hyp["asr-hyp"], hyp["score"]
+        except (KeyError, TypeError):
+            raise Dstc2ConvError(f"turn {turn}: input.live.asr-hyps[{i}] has no asr-hyp and score", path) from None
+        if not isinstance(text, str) or isinstance(score, bool) or not isinstance(score, (int, float)):
+            raise Dstc2ConvError(f"turn {turn}: input.live.asr-hyps[{i}] is {hyp!r}, not text and a score", path)
+        out.append((text, float(score)))
+    return tuple(out)
 
 
 def parse_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str, asr: bool = False) -> Call:
     """Build a Call from the bytes of its log.json and label.json; ``where`` names the files.
-    ``asr``: also read each turn's live ASR top hypothesis (``CallTurn.heard``)."""
+    ``asr``: also read each turn's live ASR hypotheses (``CallTurn.heard``, ``CallTurn.hypotheses``)."""
     return (_typed_call(session, log_bytes, label_bytes, where, asr)
             or _strict_call(session, log_bytes, label_bytes, where, asr))
 
@@ -126,6 +137,7 @@ class _LogTurn(msgspec.Struct):
 
 class _Hypothesis(msgspec.Struct):
     asr_hyp: str = msgspec.field(name="asr-hyp")
+    score: float
 
 
 class _Live(msgspec.Struct):
@@ -194,9 +206,10 @@ def _typed_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str, 
             return None
         if asr and not lt.input.live.asr_hyps:
             return None
+        hyps = tuple((h.asr_hyp, h.score) for h in lt.input.live.asr_hyps) if asr else None
         turns.append(CallTurn(lt.output.transcript, system_acts, bt.transcription, user_acts,
                           tuple(sorted(bt.goal_labels.items())), bt.method_label, tuple(bt.requested_slots),
-                          lt.input.live.asr_hyps[0].asr_hyp if asr else None))
+                          hyps[0][0] if asr else None, hyps))
     manager = log.system_specific
     return Call(session, where, tuple(turns), None if manager is None else manager.dialog_manager)
 
@@ -251,6 +264,7 @@ def _strict_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str,
         if not isinstance(system, str) or not isinstance(user, str) or not isinstance(goals, dict):
             raise Dstc2ConvError(f"turn {i}: transcript, transcription or goal-labels has the wrong type",
                                  label_path)
+        hyps = _heard(lt, log_path, i) if asr else None
         turns.append(CallTurn(
             system=system,
             system_acts=_acts(system_acts, log_path, i, SYSTEM_ACTS, "output.dialog-acts"),
@@ -259,7 +273,8 @@ def _strict_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str,
             goals=tuple(sorted((str(k), str(v)) for k, v in goals.items())),
             method=str(method),
             requested=tuple(str(s) for s in requested),
-            heard=_heard(lt, log_path, i) if asr else None,
+            heard=hyps[0][0] if asr else None,
+            hypotheses=hyps,
         ))
     if not turns:
         raise Dstc2ConvError("the call has no turns", log_path)

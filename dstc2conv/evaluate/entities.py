@@ -13,7 +13,6 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
 
 from ..convert.kb import read_kb
 from ..files import sha256_file
@@ -22,7 +21,6 @@ from ..task6.turns import BotTurn
 from ..task6.vocabulary import RATING
 
 NAME = "R_name"
-KB_FILE = "dialog-babi-task6-dstc2-kb.txt"
 _PLACEHOLDER = re.compile(r"(\S+)_(phone|address|post_code)")
 INFO = {"phone": "R_phone", "address": "R_address", "post_code": "R_post_code"}
 
@@ -47,15 +45,6 @@ def read_entity_kb(path: str) -> EntityKB:
         for attribute, value in restaurant.attrs:
             slots.setdefault(value, attribute)
     return EntityKB(os.fspath(path), sha256_file(path), slots)
-
-
-def shipped_kb() -> str | None:
-    """The published KB file shipped with dstc2conv (``dstc2conv/data/``), if it is there."""
-    try:
-        found = resources.files("dstc2conv").joinpath("data", KB_FILE)
-    except (ModuleNotFoundError, FileNotFoundError):
-        return None
-    return str(found) if found.is_file() else None
 
 
 def seen_entities(turns: Sequence[BotTurn]) -> list[dict[str, str]]:

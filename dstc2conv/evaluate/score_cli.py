@@ -51,18 +51,18 @@ def _load(path: str, name: str, args, turns) -> System:
 
 
 def _kb(args, sessions):
-    """The KB: --kb, else the one of the build whose manifest lists REF, else the shipped
-    published KB, else the published KB file beside REF; None without any."""
-    from .entities import KB_FILE, read_entity_kb, shipped_kb
+    """The KB: --kb, else the one of the build whose manifest lists REF, else the
+    published KB shipped with dstc2conv."""
+    from ..build.pipeline import KB_FILE, shipped_kb
+    from .entities import read_entity_kb
 
     if args.kb is not None:
         return read_entity_kb(args.kb)
-    found = []
     if sessions is not None:
-        found.append(os.path.join(os.path.dirname(sessions.manifest), KB_FILE))
-    found += [shipped_kb(), os.path.join(os.path.dirname(os.path.abspath(args.ref)), KB_FILE)]
-    path = next((p for p in found if p and os.path.isfile(p)), None)
-    return read_entity_kb(path) if path else None
+        beside = os.path.join(os.path.dirname(sessions.manifest), KB_FILE)
+        if os.path.isfile(beside):
+            return read_entity_kb(beside)
+    return read_entity_kb(shipped_kb())
 
 
 def _parse_systems(args) -> list[tuple[str, str]]:
@@ -426,8 +426,7 @@ def add_parser(sub) -> None:
                         "lowercased, as DeepPavlov), template (equal once delexicalised by the KB, as HCN)")
     p.add_argument("--kb", metavar="FILE",
                    help="the KB file, for the entity metrics, task success and --match template (default: the "
-                        "build's beside its manifest, else the published KB shipped with dstc2conv, else "
-                        "dialog-babi-task6-dstc2-kb.txt beside REF)")
+                        "build's beside its manifest, else the published KB shipped with dstc2conv)")
     p.add_argument("--candidates", metavar="FILE",
                    help="a candidates file ('1 <utterance>' a line) every ranked candidate must come from")
     p.add_argument("--dstc6", metavar="SAMPLES",
