@@ -196,25 +196,6 @@ def test_bleu_on_the_published_dev_file_equals_nltk_on_long_hypotheses():
     assert 0 < ours < 100 and round(ours, 2) == round(theirs, 2)
 
 
-def test_bleu_on_the_published_dev_file_is_the_perl_scripts():
-    """Two systems anyone can rebuild from the file: the previous bot turn's gold (the
-    first turn: nothing), and the user's own utterance (short: a brevity penalty, and
-    many hypotheses under 4 words). The expected figures are Moses' multi-bleu.perl's,
-    run by hand (``perl multi-bleu.perl -lc gold.txt < hyp.txt``, gold.txt the stripped
-    gold bot utterances), printed to two decimals as the script prints them:
-    BLEU = 5.59, 17.9/6.0/3.2/2.8 (BP=1.000, ratio=1.000, hyp_len=42097, ref_len=42100)
-    BLEU = 0.46, 24.6/9.3/3.6/0.4 (BP=0.112, ratio=0.314, hyp_len=13201, ref_len=42100)"""
-    turns = read_turns(need(REFERENCE / "dialog-babi-task6-dstc2-dev.txt"))
-    golds = [t.gold.strip() for t in turns]
-    for hyps, expected, precisions, bp in (
-            ([""] + golds[:-1], "5.59", "17.9/6.0/3.2/2.8", "1.000"),
-            ([t.user for t in turns], "0.46", "24.6/9.3/3.6/0.4", "0.112")):
-        got = _bleu(list(zip(hyps, golds)))
-        assert f"{got.score:.2f}" == expected
-        assert "/".join(f"{p:.1f}" for p in got.precisions) == precisions and f"{got.brevity_penalty:.3f}" == bp
-        assert got.ref_len == 42100
-
-
 # ---------------------------------------------------------------- rankings
 
 
@@ -314,7 +295,7 @@ def test_dstc6_round_trip(files, capsys):
 # ---------------------------------------------------------------- the CLI
 
 
-def test_default_metrics_and_the_signature(files, capsys):
+def test_default_metrics_and_the_signature(files, capsys, monkeypatch):
     code, out, _ = _score(capsys, files / "preds.txt", files / "ref.txt", "--kb", files / "kb.txt")
     lines = out.splitlines()
     assert code == 0
@@ -332,27 +313,32 @@ def test_default_metrics_and_the_signature(files, capsys):
     kb_sha = entities.sha256_file(str(files / "kb.txt"))
     assert lines[8].endswith(f"|match:strip|bleu:lc,tok=space,order=4,nrefs=1|entity_f1_mem2seq|entity_micro|"
                              f"entity_recall|api_call|task_success|kb:{kb_sha[:12]}|version:0.1.0")
-    # without --kb (and no build manifest): the published KB shipped with dstc2conv, whose
-    # SHA-256 is the published file's; none of this KB's restaurants is in it
+    # none given, no manifest: the published KB shipped with dstc2conv, named in the signature
+    (files / "kb.txt").rename(files / "kb-elsewhere.txt")
+    code, out, _ = _score(capsys, files / "preds.txt", files / "ref.txt", "--json")
+    shipped = entities.sha256_file(entities.shipped_kb())
+    assert "entity_micro" in json.loads(out) and f"|kb:{shipped[:12]}|" in json.loads(out)["signature"]
+    # and were it missing (an install without its data): no entity metric, no task success
+    monkeypatch.setattr(entities, "shipped_kb", lambda: None)
+    code, out, _ = _score(capsys, files / "preds.txt", files / "ref.txt", "--json")
+    assert "entity_micro" not in json.loads(out) and "api_call" in json.loads(out)
+    # the published KB's name beside REF is found
+    (files / "kb-elsewhere.txt").rename(files / entities.KB_FILE)
     code, out, _ = _score(capsys, files / "preds.txt", files / "ref.txt", "--json", "--metrics", "entity_recall")
     got = json.loads(out)
-    assert got["signature"].endswith("|match:strip|entity_recall|kb:cae1e86f50c4|version:0.1.0")
-    assert "per_response" not in got and got["entity_recall"]["tp"] < 15
+    assert got["entity_recall"]["recall"] == 0.75 and "per_response" not in got
 
 
-def test_bad_metrics_and_template_without_a_kb(files, capsys):
+def test_bad_metrics_and_template_without_a_kb(files, capsys, monkeypatch):
+    monkeypatch.setattr(entities, "shipped_kb", lambda: None)   # an install without its data
     code, out, err = _score(capsys, files / "preds.txt", files / "ref.txt", "--metrics", "accuracy,blue")
     assert (code, out) == (2, "") and err == "dstc2conv: error: --metrics: no metric 'blue' (did you mean bleu?)\n"
     code, _, err = _score(capsys, files / "preds.txt", files / "ref.txt", "--metrics", "hits@1")
     assert code == 2 and "hits@1 needs ranking input, these predictions are text" in err
-    # the CLI always has a KB (the shipped one at least); the library says what is missing
-    with pytest.raises(metrics.Dstc2ConvError, match="--metrics: entity_micro needs the KB: give --kb FILE"):
-        metrics.choose("entity_micro", "text", has_kb=False)
-    assert "entity_micro" not in metrics.choose(None, "text", has_kb=False)
-    with pytest.raises(metrics.Dstc2ConvError, match="--match template needs the KB: give --kb FILE"):
-        metrics.compute(_inputs("template"), ["accuracy"])
-    code, _, err = _score(capsys, files / "preds.txt", files / "ref.txt", "--kb", files / "missing.txt")
-    assert code == 2 and err == f"dstc2conv: error: {files / 'missing.txt'}: cannot read the KB file: No such file or directory\n"
+    code, _, err = _score(capsys, files / "preds.txt", files / "ref.txt", "--metrics", "entity_micro")
+    assert code == 2 and err == "dstc2conv: error: --metrics: entity_micro needs the KB: give --kb FILE\n"
+    code, _, err = _score(capsys, files / "preds.txt", files / "ref.txt", "--match", "template")
+    assert code == 2 and err == "dstc2conv: error: --match template needs the KB: give --kb FILE\n"
 
 
 def test_list_metrics_and_the_docs_table():
@@ -387,13 +373,6 @@ def test_several_systems_side_by_side(files, capsys):
     # gold: 8 more turns right of 12; every resample of dialogs is +
     assert lines[6].split()[:5] == ["gold", "100.00%", "100.00%", "100.00%", "+66.67%"]
     assert "reported" not in out
-    code, out, _ = _score(capsys, files / "ref.txt", "--system", f"mine={files / 'preds.txt'}",
-                          "--system", f"gold={files / 'gold.txt'}", "--kb", files / "kb.txt", "--json")
-    got = json.loads(out)
-    assert got["published"] is None and got["note"].startswith("REF is no published task-6 file")
-    assert got["systems"]["mine"]["entity_micro"]["f1"] == 0.75 and got["systems"]["gold"]["task_success"]["success"] == 1
-    assert got["systems"]["gold"]["compare"]["with"] == "mine"
-    assert got["systems"]["gold"]["compare"]["difference"] == pytest.approx(8 / 12)
 
 
 def test_several_systems_on_the_published_dev_file_show_the_papers_figures(tmp_path, capsys):

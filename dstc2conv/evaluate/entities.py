@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import resources
 
 from ..convert.kb import read_kb
 from ..files import sha256_file
@@ -21,6 +22,7 @@ from ..task6.turns import BotTurn
 from ..task6.vocabulary import RATING
 
 NAME = "R_name"
+KB_FILE = "dialog-babi-task6-dstc2-kb.txt"
 _PLACEHOLDER = re.compile(r"(\S+)_(phone|address|post_code)")
 INFO = {"phone": "R_phone", "address": "R_address", "post_code": "R_post_code"}
 
@@ -45,6 +47,29 @@ def read_entity_kb(path: str) -> EntityKB:
         for attribute, value in restaurant.attrs:
             slots.setdefault(value, attribute)
     return EntityKB(os.fspath(path), sha256_file(path), slots)
+
+
+def shipped_kb() -> str | None:
+    """The published KB file shipped with dstc2conv (``dstc2conv/data/``), if it is there."""
+    try:
+        found = resources.files("dstc2conv").joinpath("data", KB_FILE)
+    except (ModuleNotFoundError, FileNotFoundError):
+        return None
+    return str(found) if found.is_file() else None
+
+
+def find_kb(kb: str | os.PathLike | None, ref: str | os.PathLike, sessions=None) -> EntityKB | None:
+    """The KB scores use: ``kb``, else the one of the build whose manifest
+    (``sessions.manifest``) lists REF, else the shipped published KB, else the published KB
+    file beside REF; None without any."""
+    if kb is not None:
+        return read_entity_kb(kb)
+    found = []
+    if sessions is not None:
+        found.append(os.path.join(os.path.dirname(sessions.manifest), KB_FILE))
+    found += [shipped_kb(), os.path.join(os.path.dirname(os.path.abspath(ref)), KB_FILE)]
+    path = next((p for p in found if p and os.path.isfile(p)), None)
+    return read_entity_kb(path) if path else None
 
 
 def seen_entities(turns: Sequence[BotTurn]) -> list[dict[str, str]]:

@@ -50,21 +50,6 @@ def _load(path: str, name: str, args, turns) -> System:
     return System(name, path, "text", predictions, None)
 
 
-def _kb(args, sessions):
-    """The KB: --kb, else the one of the build whose manifest lists REF, else the
-    published KB shipped with dstc2conv."""
-    from ..build.pipeline import KB_FILE, shipped_kb
-    from .entities import read_entity_kb
-
-    if args.kb is not None:
-        return read_entity_kb(args.kb)
-    if sessions is not None:
-        beside = os.path.join(os.path.dirname(sessions.manifest), KB_FILE)
-        if os.path.isfile(beside):
-            return read_entity_kb(beside)
-    return read_entity_kb(shipped_kb())
-
-
 def _parse_systems(args) -> list[tuple[str, str]]:
     if args.list_metrics:
         return []
@@ -94,6 +79,7 @@ def _cmd_score(args) -> int:
     from ..task6.format import read_dialogs
     from ..task6.turns import turns_of
     from . import metrics as m
+    from .entities import find_kb
     from .sessions import read_sessions
 
     if args.list_metrics:
@@ -121,7 +107,7 @@ def _cmd_score(args) -> int:
         args.samples = _samples(args.dstc6, turns)
     systems = [_load(path, name, args, turns) for name, path in given]
     sessions = read_sessions(args.ref, len(dialogs), args.manifest)
-    kb = _kb(args, sessions)
+    kb = find_kb(args.kb, args.ref, sessions)
     names = m.choose(args.metrics, [s.kind for s in systems], kb is not None)
     scored = [m.compute(m.Inputs(tuple(turns), s.predictions, s.kind, s.ranks, args.match, kb),
                         m.applicable(names, s.kind)) for s in systems]
@@ -426,7 +412,8 @@ def add_parser(sub) -> None:
                         "lowercased, as DeepPavlov), template (equal once delexicalised by the KB, as HCN)")
     p.add_argument("--kb", metavar="FILE",
                    help="the KB file, for the entity metrics, task success and --match template (default: the "
-                        "build's beside its manifest, else the published KB shipped with dstc2conv)")
+                        "build's beside its manifest, else the published KB shipped with dstc2conv, else "
+                        "dialog-babi-task6-dstc2-kb.txt beside REF)")
     p.add_argument("--candidates", metavar="FILE",
                    help="a candidates file ('1 <utterance>' a line) every ranked candidate must come from")
     p.add_argument("--dstc6", metavar="SAMPLES",
