@@ -2,6 +2,7 @@
 """Time `dstc2conv build --split all` against two floors, in one run.
 
     python benchmarks/bench_build.py [--raw ../shared/dstc2/dstc2_traindev.tar.gz] [--repeat 5] [--jobs N]
+                                     [--export FORMAT ...]
 
 Runs, alternately and `--repeat` times each, after one untimed run (which compiles the
 modules, as an installed package has them, and brings the tarball into the page cache):
@@ -97,9 +98,12 @@ def run(cmd: list[str], memory: bool = False) -> tuple[float, int, int, str]:
     return seconds, total >> 20, largest >> 20, out
 
 
+EXPORTS: list[str] = []   # --export FORMAT, given to every build
+
+
 def build_cmd(raw: str, out: str, jobs: int | None) -> list[str]:
     cmd = [sys.executable, "-m", "dstc2conv", "build", "--split", "all", "--raw", raw, "--out", out]
-    return cmd + (["--jobs", str(jobs)] if jobs else [])
+    return cmd + (["--jobs", str(jobs)] if jobs else []) + [a for name in EXPORTS for a in ("--export", name)]
 
 
 def subset(members: list, sessions: list[str], every: int, path: str) -> int:
@@ -128,7 +132,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--jobs", type=int, help="--jobs for the build (default: the build's own)")
     parser.add_argument("--no-scaling", action="store_true", help="leave out the quarter and half builds")
+    parser.add_argument("--export", action="append", default=[], metavar="FORMAT",
+                        help="build with --export FORMAT too (repeatable): the cost of the exports")
     args = parser.parse_args()
+    EXPORTS.extend(args.export)
     for path in (args.raw, args.floor):
         if not os.path.exists(path):
             sys.exit(f"{path}: not found")
