@@ -115,7 +115,10 @@ def test_score_by_hand():
     assert responses.signature("ab" * 32, "rules:x").startswith("rules:x|data:abababababab|")
 
 
-def test_score_cli_by_hand(tmp_path, capsys):
+def test_score_cli_by_hand(tmp_path, capsys, monkeypatch):
+    from dstc2conv.evaluate import entities
+
+    monkeypatch.setattr(entities, "shipped_kb", lambda: None)   # the metrics without a KB
     ref = _ref(tmp_path, manifest=True)
     preds = _write(tmp_path / "preds.txt", RULE_PREDS)
     code, out, err = _score(capsys, preds, ref, "--json")
