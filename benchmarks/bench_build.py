@@ -2,7 +2,7 @@
 """Time `dstc2conv build --split all` against two floors, in one run.
 
     python benchmarks/bench_build.py [--raw ../shared/dstc2/dstc2_traindev.tar.gz] [--repeat 5] [--jobs N]
-                                     [--export FORMAT ...]
+                                     [--baseline DIR] [--export FORMAT ...]
 
 Runs, alternately and `--repeat` times each, after one untimed run (which compiles the
 modules, as an installed package has them, and brings the tarball into the page cache):
@@ -11,6 +11,9 @@ modules, as an installed package has them, and brings the tarball into the page 
 - the decompression floor (read every member of the tarball through the fastest gzip
   reader installed, isal's igzip or zlib-ng, with a minimal tar reader; no parsing);
 - the whole build command into a temporary folder (interpreter start-up included);
+- with ``--baseline DIR``, the same command run from the dstc2conv source tree in DIR
+  (another version, e.g. ``git archive <commit> | tar -x -C DIR``), so that two versions
+  are timed side by side in one run, on the same machine load;
 and prints the best wall time of each, the ratios to the JSON floor, and the build's peak
 memory (the resident memory of all its processes together, sampled every 10 ms in a run
 of its own, and of the largest one). Then builds tarballs holding a quarter and a half of
@@ -81,11 +84,14 @@ def _rss(pid: int) -> int:
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def run(cmd: list[str], memory: bool = False) -> tuple[float, int, int, str]:
+def run(cmd: list[str], memory: bool = False, source: str | None = None) -> tuple[float, int, int, str]:
     """Wall seconds of one child process; with ``memory``, the peak of the summed RSS of
-    its process tree and of its largest process (MB), sampled. Also its stdout."""
+    its process tree and of its largest process (MB), sampled. Also its stdout.
+    ``source``: a dstc2conv source tree to run instead of the installed one."""
+    env = ENV if source is None else {**ENV, "PYTHONPATH": source,
+                                      "PYTHONPYCACHEPREFIX": ENV.get("PYTHONPYCACHEPREFIX", "") + "-baseline"}
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     total = largest = 0
     while memory and proc.poll() is None:
         sizes = [_rss(p) for p in _tree(proc.pid)]
@@ -134,22 +140,30 @@ def main() -> None:
     parser.add_argument("--no-scaling", action="store_true", help="leave out the quarter and half builds")
     parser.add_argument("--export", action="append", default=[], metavar="FORMAT",
                         help="build with --export FORMAT too (repeatable): the cost of the exports")
+    parser.add_argument("--baseline", metavar="DIR",
+                        help="a dstc2conv source tree (another version) whose build is timed alternately with this one")
     args = parser.parse_args()
+    if args.baseline and not os.path.isfile(os.path.join(args.baseline, "dstc2conv", "cli.py")):
+        sys.exit(f"{args.baseline}: not a dstc2conv source tree")
     EXPORTS.extend(args.export)
     for path in (args.raw, args.floor):
         if not os.path.exists(path):
             sys.exit(f"{path}: not found")
-    times: dict[str, list[float]] = {"json": [], "decompress": [], "build": []}
+    times: dict[str, list[float]] = {"json": [], "decompress": [], "build": [], "baseline": []}
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out")
         ENV["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pycache")
         for cmd in ([sys.executable, args.floor, args.raw], build_cmd(args.raw, out, args.jobs)):
             run(cmd)   # compiles the modules, and brings the tarball into the page cache
+        if args.baseline:
+            run(build_cmd(args.raw, out + "-baseline", args.jobs), source=args.baseline)
         for _ in range(args.repeat):
             times["json"].append(run([sys.executable, args.floor, args.raw])[0])
             seconds, _, _, reader = run([sys.executable, "-c", DECOMPRESS, args.raw])
             times["decompress"].append(seconds)
             times["build"].append(run(build_cmd(args.raw, out, args.jobs))[0])
+            if args.baseline:
+                times["baseline"].append(run(build_cmd(args.raw, out + "-baseline", args.jobs), source=args.baseline)[0])
         _, peak, largest, _ = run(build_cmd(args.raw, out, args.jobs), memory=True)   # not timed
         floor = min(times["json"])
         print(f"input              {args.raw}")
@@ -161,6 +175,15 @@ def main() -> None:
         print(f"build --split all  {best:.2f} s   {best / floor:.2f} x the json floor "
               f"(whole command, interpreter start-up included)")
         print(f"build peak RSS     {peak} MB all processes together, {largest} MB the largest")
+        if args.baseline:
+            base = min(times["baseline"])
+            _, base_peak, base_largest, _ = run(build_cmd(args.raw, out + "-baseline", args.jobs), memory=True,
+                                                source=args.baseline)
+            print(f"baseline build     {base:.2f} s   {base / floor:.2f} x the json floor ({args.baseline}); "
+                  f"this build / baseline {min(times['build']) / base:.3f}")
+            print(f"baseline peak RSS  {base_peak} MB all processes together, {base_largest} MB the largest")
+            print("runs (s)           build " + " ".join(f"{t:.2f}" for t in times["build"])
+                  + " | baseline " + " ".join(f"{t:.2f}" for t in times["baseline"]))
         if args.no_scaling:
             return
         with tarfile.open(args.raw, "r:*") as tf:

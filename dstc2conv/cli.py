@@ -12,6 +12,7 @@ import os
 import sys
 
 from .errors import Dstc2ConvError
+from .files import guarded
 from .version import __version__
 
 SPLITS = ("train", "dev", "test", "all")
@@ -19,6 +20,7 @@ SPLITS = ("train", "dev", "test", "all")
 
 def _cmd_build(args: argparse.Namespace) -> int:
     from .build.pipeline import BuildOptions, build
+    from .reporter import reporting
 
     options = BuildOptions(
         split=args.split,
@@ -32,20 +34,11 @@ def _cmd_build(args: argparse.Namespace) -> int:
         replace=args.replace,
         exports=tuple(args.export or ()),
     )
-    note = _quiet if args.quiet else _stderr
-    shows_progress = not args.quiet and sys.stderr.isatty()
-    result = build(options, log=note, progress=_stderr if shows_progress else _quiet)
+    with reporting(notes=not args.quiet):   # progress too, when stderr is a terminal
+        result = build(options)
     for path in result.written:
         print(path)
     return 0
-
-
-def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
-def _quiet(_message: str) -> None:
-    pass
 
 
 def _positive(text: str) -> int:
@@ -171,8 +164,10 @@ def run(argv: list[str] | None = None) -> int:
     """Run the CLI in-process; return the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    _printable_paths()
     try:
-        return args.func(args)
+        with guarded():    # no command writes over a file it reads
+            return args.func(args)
     except Dstc2ConvError as exc:
         print(f"dstc2conv: error: {exc}", file=sys.stderr)
         return 2
@@ -180,6 +175,15 @@ def run(argv: list[str] | None = None) -> int:
         # outputs are written whole or not at all (a build's set, next build finishing it)
         print("dstc2conv: interrupted: what was being written is left as it was", file=sys.stderr)
         return 130
+
+
+def _printable_paths() -> None:
+    """Let a strict UTF-8 stdout print paths that are not UTF-8 (the bytes as they are,
+    as ``ls`` does) and any other stdout print what it cannot encode escaped."""
+    out = sys.stdout
+    if getattr(out, "errors", None) == "strict" and hasattr(out, "reconfigure"):
+        utf8 = (out.encoding or "").lower().replace("-", "") == "utf8"
+        out.reconfigure(errors="surrogateescape" if utf8 else "backslashreplace")
 
 
 BROKEN_PIPE = 141

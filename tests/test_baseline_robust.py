@@ -13,7 +13,7 @@ from conftest import ONTOLOGY, write_rule_files
 
 from dstc2conv.baseline.history import history_path
 from dstc2conv.baseline.problems import Problem, RuleFileError
-from dstc2conv.baseline.ruleset import ALIAS_LIMIT, load_rules
+from dstc2conv.baseline.ruleset import ALIAS_LIMIT, KNOWN_RULE_KEYS, RULE_ID, RULE_KEYS, load_rules
 from dstc2conv.cli import run
 from dstc2conv.errors import Dstc2ConvError
 
@@ -445,3 +445,36 @@ def test_report_csv_into_a_file_is_one_line(write, capsys, tmp_path):
     assert _errors(capsys, "rules", "report", "--rules", rules, "--data", data, "--format", "csv",
                    "--out", str(taken)) == [
         f"dstc2conv: error: {taken}: cannot write the CSV files: it is a file, not a folder"]
+
+
+# ---------------------------------------------------------------- the schema of a rule
+
+@pytest.mark.parametrize("key", [key.name for key in RULE_KEYS])
+def test_each_key_of_the_table_refuses_a_value_of_another_type(write, key):
+    rules, _ = write(f"ontology: ontology.yaml\npatterns: {{hello: Welcome .}}\nrules:\n  - id: r\n    {key}: [1]\n")
+    with pytest.raises(RuleFileError) as err:
+        load_rules(rules)
+    entry = next(k for k in RULE_KEYS if k.name == key)
+    message = f"{entry.message}, not a list" if entry.shown else entry.message
+    assert f"{rules}:5: {message} (r)" in [str(p) for p in err.value.problems]
+
+
+def test_an_absent_key_takes_the_default_of_the_table(write):
+    rules, _ = write("ontology: ontology.yaml\npatterns: {hello: Welcome .}\nrules:\n  - {id: r, say: hello}\n")
+    rule = load_rules(rules).rules[0]
+    assert (rule.priority, rule.enabled, rule.api_call, rule.offer, rule.when, rule.set, rule.mark, rule.like) \
+        == (0, True, False, False, (), (), (), None)
+
+
+def test_null_is_absent_only_where_the_table_says_so(write):
+    rules, _ = write("ontology: ontology.yaml\npatterns: {hello: Welcome .}\nrules:\n"
+                     "  - {id: r, say: hello, note: null, when: null, set: null}\n"
+                     "  - {id: s, say: hello, priority: null}\n")
+    with pytest.raises(RuleFileError) as err:
+        load_rules(rules)
+    assert [str(p) for p in err.value.problems] == [f"{rules}:5: 'priority' must be an integer, not null (s)"]
+
+
+def test_the_table_and_the_rule_agree_on_the_keys():
+    assert KNOWN_RULE_KEYS == {"id", "priority", "enabled", "api_call", "offer", "note", "when", "say", "set", "mark"}
+    assert RULE_ID.required and not any(key.required for key in RULE_KEYS)

@@ -6,7 +6,7 @@ import json
 import pytest
 from conftest import REFERENCE, ROOT, need, write_rule_files
 
-from dstc2conv.baseline.engine import Compiled, State, predict
+from dstc2conv.baseline.engine import Compiled, State, predict, states
 from dstc2conv.baseline.ruleset import load_rules
 from dstc2conv.cli import run
 from dstc2conv.errors import Dstc2ConvError
@@ -131,6 +131,19 @@ def test_scoring_arithmetic(files):
     s = score(results, turns)
     assert (s.correct, s.responses, s.dialogs_correct, s.dialogs) == (10, 11, 1, 2)
     assert s.per_response == pytest.approx(10 / 11) and s.per_dialog == 0.5
+
+
+def test_states_start_afresh_in_each_dialog(files):
+    rules, data = files()
+    compiled = Compiled(load_rules(rules))
+    seen = [(turn.dialog, state, state.turn, state.food, sorted(mentioned))
+            for turn, state, mentioned in states(compiled, turns_of(task6.read(data)))]
+    assert [(d, n, food, m) for d, _, n, food, m in seen] == [
+        (0, 0, None, []), (0, 1, "thai", ["food"]), (0, 2, "thai", []), (0, 3, "thai", []),
+        (0, 4, "thai", []), (0, 5, "thai", []), (0, 6, "thai", []),
+        (1, 0, None, []), (1, 1, "noodles", ["area", "food", "price"]), (1, 2, "thai", ["food"]), (1, 3, "thai", [])]
+    assert len({state for d, state, *_ in seen if d == 0}) == 1
+    assert len({state for _, state, *_ in seen}) == 2
 
 
 def test_state_tracking(files):
@@ -283,7 +296,7 @@ S0_TRAIN_DIALOGS = 467      # the published train file: the MDP system's (S0) di
 
 def test_shipped_rules_on_the_published_files():
     """The shipped rules' exact scores: a change to the rules or the engine that moves
-    one turn shows here (a change meant to do so updates the figures, and the README's)."""
+    one turn shows here (a change meant to do so updates the figures, and docs/rules.md's)."""
     dev = need(REFERENCE / "dialog-babi-task6-dstc2-dev.txt")
     train = need(REFERENCE / "dialog-babi-task6-dstc2-trn.txt")
     compiled = Compiled(load_rules(ROOT / "rules" / "dstc2.yaml"))

@@ -121,7 +121,7 @@ def test_dropped_slot(files):
     assert rates(report)["system_turns"] == (8, 8)
     example = report.kind(SLOT_DROPPED).examples[0]
     assert "location dropped in ours (ref north)" in example.text
-    assert (example.dialog, example.ours_line, example.ref_line) == (1, 3, 3)
+    assert (example.position, example.ours_line, example.ref_line) == (1, 3, 3)
     # and the other way round: ref has the placeholder
     report = compare_files(*files(REF, noodles(call="api_call noodles R_location cheap") + tapas()))
     assert "location dropped in ref (ours north)" in report.kind(SLOT_DROPPED).examples[0].text

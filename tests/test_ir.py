@@ -227,3 +227,41 @@ def test_cli_bad_data_names_the_file_and_line(tmp_path, capsys):
     assert code == 2
     err = capsys.readouterr().err
     assert f"{paths['data']}:2: neither an exchange" in err and len(err.splitlines()) == 1
+
+
+# ---------------------------------------------------------------- --rank
+
+
+def test_nn_rank_by_hand():
+    # shared word types per pair (see NN_TRAIN); ties go to the pair first in the file
+    index = ir.NearestNeighbor(_turns(NN_TRAIN))
+    ranked = ir.nn_rank(index, _turns(NN_DATA), 3)
+    assert ranked == [
+        ("north cheap ok", "expensive ok", "cheap ok"),    # "cheap food": pair 2 (2), pairs 3, 4 (1)
+        ("north cheap ok", "cheap ok", "hello"),           # "cheap": pairs 2, 4 (1), then pair 1 (0)
+        ("north cheap ok", "north ok", "hello"),           # "in the north": pair 2 (3), pair 5 (2)
+        ("north ok", "north cheap ok", "hello"),           # "The North please": pair 5 (3), pair 2 (2)
+        ("hello", "north cheap ok", "expensive ok")]       # "hello there": nothing shared
+    assert [r[0] for r in ranked] == ir.nn_predict(index, _turns(NN_DATA))
+
+
+def test_cli_tfidf_rank_writes_json_lines_and_scores_hits_and_mrr(tmp_path, capsys):
+    # input "last": turn 1 "<SILENCE>" shares nothing: the candidates in file order, HELLO
+    # first (rank 1); turn 2 "expensive food here": EXPENSIVE, then CHEAP (food, here)
+    # (rank 1); turn 3 "food": CHEAP and EXPENSIVE tie, CHEAP first (rank 2).
+    # hits@1 2/3, hits@2 3/3, MRR (1 + 1 + 1/2) / 3 = 5/6.
+    paths = _write(tmp_path, candidates=CANDIDATES, data=DEV_CONVERSATION)
+    out = tmp_path / "ranked.jsonl"
+    code = run(["ir", "tfidf", "--train", paths["data"], "--data", paths["data"], "--candidates",
+                paths["candidates"], "--input", "last", "--rank", "3", "--out", str(out), "--json", "--quiet"])
+    assert code == 0
+    assert [json.loads(line) for line in out.read_text().splitlines()] == [
+        [HELLO, CHEAP, EXPENSIVE], [EXPENSIVE, CHEAP, HELLO], [CHEAP, EXPENSIVE, HELLO]]
+    result = json.loads(capsys.readouterr().out)
+    assert result["correct"] == 2 and result["hits@1"]["hits"] == 2 / 3 and result["hits@2"]["hits"] == 1.0
+    assert "hits@5" not in result and result["mrr"]["mrr"] == pytest.approx(5 / 6)
+    assert result["signature"].endswith("|match:strip|hits@1|hits@2|mrr|version:0.1.0")
+    # the ranked file scores the same with `score`
+    code = run(["score", str(out), paths["data"], "--metrics", "hits@1,hits@2,mrr", "--json"])
+    again = json.loads(capsys.readouterr().out)
+    assert (again["hits@2"]["hits"], again["mrr"]["mrr"]) == (1.0, result["mrr"]["mrr"])

@@ -313,9 +313,13 @@ def test_default_metrics_and_the_signature(files, capsys, monkeypatch):
     kb_sha = entities.sha256_file(str(files / "kb.txt"))
     assert lines[8].endswith(f"|match:strip|bleu:lc,tok=space,order=4,nrefs=1|entity_f1_mem2seq|entity_micro|"
                              f"entity_recall|api_call|task_success|kb:{kb_sha[:12]}|version:0.1.0")
-    # without a KB (none given, none beside REF, none shipped): no entity metric, no task success
-    monkeypatch.setattr(entities, "shipped_kb", lambda: None)
+    # none given, no manifest: the published KB shipped with dstc2conv, named in the signature
     (files / "kb.txt").rename(files / "kb-elsewhere.txt")
+    code, out, _ = _score(capsys, files / "preds.txt", files / "ref.txt", "--json")
+    shipped = entities.sha256_file(entities.shipped_kb())
+    assert "entity_micro" in json.loads(out) and f"|kb:{shipped[:12]}|" in json.loads(out)["signature"]
+    # and were it missing (an install without its data): no entity metric, no task success
+    monkeypatch.setattr(entities, "shipped_kb", lambda: None)
     code, out, _ = _score(capsys, files / "preds.txt", files / "ref.txt", "--json")
     assert "entity_micro" not in json.loads(out) and "api_call" in json.loads(out)
     # the published KB's name beside REF is found
@@ -326,7 +330,7 @@ def test_default_metrics_and_the_signature(files, capsys, monkeypatch):
 
 
 def test_bad_metrics_and_template_without_a_kb(files, capsys, monkeypatch):
-    monkeypatch.setattr(entities, "shipped_kb", lambda: None)   # (no KB at all)
+    monkeypatch.setattr(entities, "shipped_kb", lambda: None)   # an install without its data
     code, out, err = _score(capsys, files / "preds.txt", files / "ref.txt", "--metrics", "accuracy,blue")
     assert (code, out) == (2, "") and err == "dstc2conv: error: --metrics: no metric 'blue' (did you mean bleu?)\n"
     code, _, err = _score(capsys, files / "preds.txt", files / "ref.txt", "--metrics", "hits@1")
@@ -420,3 +424,30 @@ def test_per_turn_output(files, capsys):
 
 def test_docs_page_exists():
     assert Path(ROOT / "docs" / "evaluation.md").is_file()
+
+
+def test_dstc6_bad_inputs(files, capsys):
+    cands = files / "cands.txt"
+    cands.write_text("1 Hello\n1 you are welcome\n")
+    code = run(["export", "dstc6", str(files / "ref.txt"), "--candidates", str(cands), "--k", "3",
+                "--out", str(files / "s.json")])
+    err = capsys.readouterr().err
+    assert code == 2 and err == "dstc2conv: error: --k 3: the candidates file has only 2 distinct candidates\n"
+    assert not (files / "s.json").exists()
+    code = run(["export", "dstc6", str(files / "ref.txt"), "--candidates", str(cands), "--k", "2",
+                "--out", str(files / "ref.txt")])
+    assert code == 2 and "cannot write: it is the input" in capsys.readouterr().err
+    # samples of another file
+    (files / "other.txt").write_text("1 hi\tHello\n")
+    assert run(["export", "dstc6", str(files / "other.txt"), "--candidates", str(cands), "--k", "2",
+                "--out", str(files / "s.json"), "--quiet"]) == 0
+    (files / "r.json").write_text('[{"dialog_id": "1-1", "lst_candidate_id": []}]')
+    code, _, err = _score(capsys, files / "r.json", files / "ref.txt", "--dstc6", files / "s.json")
+    assert code == 2 and err == (f"dstc2conv: error: {files / 's.json'}: 1 samples, the reference has 12 bot "
+                                 "turns: not the samples of this file\n")
+    # a sample left unranked
+    code, _, err = _score(capsys, files / "r.json", files / "other.txt", "--dstc6", files / "s.json")
+    assert code == 0
+    (files / "r.json").write_text("[]")
+    code, _, err = _score(capsys, files / "r.json", files / "other.txt", "--dstc6", files / "s.json")
+    assert code == 2 and "1 samples are not ranked (the first: dialog_id '1-1')" in err

@@ -18,6 +18,7 @@ from conftest import GOLDEN, REFERENCE, ROOT, SAMPLE, TRAINDEV, need
 
 from dstc2conv.build.pipeline import BuildOptions, build, candidates
 from dstc2conv.cli import run
+from dstc2conv.reporter import reporting
 from dstc2conv.task6.format import read
 
 CONFIG = SAMPLE / "scripts" / "config"
@@ -227,7 +228,7 @@ def test_without_the_ontology_only_unmentioned_multiword_values_differ(kb_from):
                 for value in unmentioned:
                     fixed = fixed.replace(value, value.replace(" ", "_"))
                 assert fixed == a, (session, a, b)
-    assert differ == (0 if kb_from == "published" else 2)   # README: "pizza hut", said twice
+    assert differ == (0 if kb_from == "published" else 2)   # docs/building.md: "pizza hut", said twice
 
 
 def test_kb_from_the_logs_holds_the_offered_restaurants(tmp_path, capsys):
@@ -610,8 +611,11 @@ def test_out_that_is_a_file_or_cannot_be_made(tmp_path, capsys):
 
 
 def test_progress_only_on_a_terminal_and_never_quiet(tmp_path, capsys):
-    stages = []
-    build(BuildOptions(split="test", raw=(str(SAMPLE),), out=str(tmp_path / "a")), progress=stages.append)
+    build(BuildOptions(split="test", raw=(str(SAMPLE),), out=str(tmp_path / "a")))
+    assert capsys.readouterr().err == ""   # a library call shows nothing
+    with reporting(notes=False, progress=True):
+        build(BuildOptions(split="test", raw=(str(SAMPLE),), out=str(tmp_path / "a")))
+    stages = capsys.readouterr().err.splitlines()
     assert [s.split(" (")[0] for s in stages] == [
         f"build: reading {SAMPLE}", f"build: converting 3 calls into {TST}", "build: writing", "build: done"]
     code, err = _build(capsys, tmp_path / "b", "test", SAMPLE)

@@ -6,7 +6,7 @@ import pytest
 
 from dstc2conv.errors import Dstc2ConvError
 from dstc2conv.evaluate.align import compare_files
-from dstc2conv.evaluate.fidelity import OTHER
+from dstc2conv.evaluate.fidelity import OTHER_DIFFERENCE
 from dstc2conv.task6 import format as task6
 from dstc2conv.task6.format import Dialog, Exchange
 from dstc2conv.task6.turns import BotTurn, dialog_turns, read_turns, turns_of
@@ -75,7 +75,7 @@ def test_compare_sees_a_difference_in_the_lead(tmp_path):
     ours.write_text(TEXT)
     ref.write_text(TEXT.replace("a_place R_cuisine thai", "a_place R_cuisine indian"))
     report = compare_files(ours, ref)
-    assert report.kind(OTHER).count == 1
-    assert report.kind(OTHER).examples[0].text == "result lines before the first exchange differ"
-    assert report.kind(OTHER).examples[0].ours_line == 7
+    assert report.kind(OTHER_DIFFERENCE).count == 1
+    assert report.kind(OTHER_DIFFERENCE).examples[0].text == "result lines before the first exchange differ"
+    assert report.kind(OTHER_DIFFERENCE).examples[0].ours_line == 7
     assert report.measure("dialogs").count == 1

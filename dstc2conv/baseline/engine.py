@@ -108,7 +108,7 @@ class Compiled:
         return respond
 
     def observe(self, state: State, turn: BotTurn) -> None:
-        """Update the state with the gold bot turn (the module's ``observe`` function),
+        """Update the state with the gold bot turn (``_take_gold``),
         the patterns it matches and its wording."""
         gold = self._underscored(turn.gold)
         seen = self._seen.get(gold)
@@ -118,7 +118,7 @@ class Compiled:
         matches, state.wording = seen
         state.said |= matches
         state.prev_matches = matches
-        observe(state, turn, gold)
+        _take_gold(state, turn, gold)
         if not is_api_call(gold) and state.current not in gold.split():
             # a restaurant outside the results: recognise it by the patterns that name one
             name = self._named.get(gold, "")
@@ -204,10 +204,10 @@ class Compiled:
         return mentioned
 
 
-def observe(state: State, turn: BotTurn, gold: str | None = None) -> None:
-    """Update the state with the gold bot turn (or ``gold``, the same turn with its
-    restaurant names written as the results write them) and its result lines."""
-    gold = turn.gold if gold is None else gold
+def _take_gold(state: State, turn: BotTurn, gold: str) -> None:
+    """Update the state with the gold bot turn (``gold``: written with its restaurant
+    names as the results write them): an api_call's slots and result lines, or the
+    restaurant of the results it names."""
     if is_api_call(gold) and gold != NO_RESULT:
         parts = gold.split()[1:]
         if len(parts) == 3:
@@ -269,19 +269,26 @@ def looked_up(rule_ids) -> list:
     return [(rule_id, methodcaller("get", rule_id)) for rule_id in rule_ids]
 
 
-def predict(compiled: Compiled, turns: list[BotTurn]) -> list[Prediction]:
-    """The chosen response (``choose``) for every turn."""
-    out = []
+def states(compiled: Compiled, turns: list[BotTurn]):
+    """Each turn with the engine's state at it, after the user turn (``before_response``),
+    and the slots the user turn names: (turn, state, mentioned). The gold bot turn is
+    observed when the next is asked for; a new dialog starts a new state."""
     state = None
     dialog = -1
-    responders = compiled.responders
     for turn in turns:
         if turn.dialog != dialog:
             state, dialog = State(), turn.dialog
-        user = turn.user
-        won = choose(responders, state, user, compiled.before_response(state, user))
-        out.append(NOTHING if won is None else Prediction(won[1], won[0].id))
+        yield turn, state, compiled.before_response(state, turn.user)
         compiled.observe(state, turn)
+
+
+def predict(compiled: Compiled, turns: list[BotTurn]) -> list[Prediction]:
+    """The chosen response (``choose``) for every turn."""
+    out = []
+    responders = compiled.responders
+    for turn, state, mentioned in states(compiled, turns):
+        won = choose(responders, state, turn.user, mentioned)
+        out.append(NOTHING if won is None else Prediction(won[1], won[0].id))
     return out
 
 
@@ -289,21 +296,15 @@ def candidates(compiled: Compiled, turns: list[BotTurn]) -> list[dict[str, str]]
     """For every turn, the response of every response rule that gives one (rule id ->
     response), in rule order."""
     out = []
-    state = None
-    dialog = -1
-    for turn in turns:
-        if turn.dialog != dialog:
-            state, dialog = State(), turn.dialog
-        mentioned = compiled.before_response(state, turn.user)
+    for turn, state, mentioned in states(compiled, turns):
         found = {}
         for rule, respond in compiled.responders:
             text = respond(state, turn.user, mentioned)
             if text is not None:
                 found[rule.id] = text
         out.append(found)
-        compiled.observe(state, turn)
     return out
 
 
 __all__ = ["State", "Compiled", "Prediction", "every_response_rule",
-           "choose", "looked_up", "predict", "candidates", "observe"]
+           "choose", "looked_up", "states", "predict", "candidates"]

@@ -15,8 +15,10 @@ A rule file is YAML::
 and ``not`` / ``any`` / ``all``). A rule either responds (``say: PATTERN``, or ``say: {like:
 prev_bot}``: the pattern the previous gold bot turn matched; optionally ``offer: true``;
 or ``api_call: true``) or updates the state (``set: {slot: value}``, ``mark: [flag]``: a
-flag that stays raised for the rest of the dialog, tested by ``marked``). Types are
-checked strictly (a bool is true or false, an int is not a bool, a list holds strings).
+flag that stays raised for the rest of the dialog, tested by ``marked``). The keys a
+rule may have are declared in one table (``RULE_ID``, ``RULE_KEYS``: each key's type,
+default, check and message), which one validator applies. Types are checked strictly (a
+bool is true or false, an int is not a bool, a list holds strings).
 Every problem of a file is collected and raised at once as a ``RuleFileError``, each
 ``file:line: message (rule-id)``.
 """
@@ -25,13 +27,14 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import regex
 import yaml
 
 from ..errors import Dstc2ConvError
 from ..files import read_bytes
+from ..limits import MAX_RULE_FILE
 from ..task6.vocabulary import DONTCARE, RULE_SLOTS
 from .conditions import (
     COMBINATORS,
@@ -40,7 +43,7 @@ from .conditions import (
     FLAG_CHOICE,
     FLAG_RE,
     TOO_SLOW,
-    Check,
+    Clause,
     Combine,
     Invalid,
     migration,
@@ -51,7 +54,6 @@ from .problems import Problem, RuleFileError, show
 FIELDS = ("name", *RULE_SLOTS)
 TOP_KEYS = {"ontology", "patterns", "rules"}
 ONTOLOGY_KEYS = {*RULE_SLOTS, "served", "synonyms", "spaced_names"}
-RULE_KEYS = {"id", "priority", "enabled", "when", "say", "api_call", "offer", "set", "mark", "note"}
 LIKE = ("prev_bot",)        # what ``say: {like: ...}`` may name
 ALIAS_LIMIT = 10_000        # YAML nodes that aliases may bring into one file, in all
 MAX_DEPTH = 16              # not / any / all nested in one another
@@ -82,7 +84,7 @@ class Rule:
     index: int                  # position in the file
     line: int
     enabled: bool
-    when: tuple                 # conditions.Check / Combine nodes, values compiled
+    when: tuple                 # conditions.Clause / Combine nodes, values compiled
     say: str | None             # a pattern name
     api_call: bool
     offer: bool
@@ -160,15 +162,22 @@ class _Seq(list):
     item_lines: list
 
 
-class _Loader(yaml.SafeLoader):
-    """Builds _Map / _Seq with line numbers, collects duplicate keys, and refuses aliases
-    that bring in more than ALIAS_LIMIT nodes in all (an "alias bomb": nine levels of
-    nine aliases each are 9**9 nodes, shared in memory but not in what reads them)."""
+class _Lines:
+    """What both loaders keep of a file: its path and the duplicate keys found, (key, line)."""
 
     def __init__(self, text: str, path: str):
         super().__init__(text)
         self.path = path
         self.duplicates: list[tuple[Any, int]] = []
+
+
+class _Loader(_Lines, yaml.SafeLoader):
+    """Builds _Map / _Seq with line numbers, collects duplicate keys, and refuses aliases
+    that bring in more than ALIAS_LIMIT nodes in all (an "alias bomb": nine levels of
+    nine aliases each are 9**9 nodes, shared in memory but not in what reads them)."""
+
+    def __init__(self, text: str, path: str):
+        super().__init__(text, path)
         self._sizes: dict[int, int] = {}
         self._aliased = 0
 
@@ -237,13 +246,8 @@ def _seq(loader: _Loader, node: yaml.SequenceNode) -> _Seq:
 
 
 if getattr(yaml, "__with_libyaml__", False):
-    class _CLoader(yaml.CSafeLoader):
+    class _CLoader(_Lines, yaml.CSafeLoader):
         """The same, parsed by libyaml (several times faster), for a document without aliases."""
-
-        def __init__(self, text: str, path: str):
-            super().__init__(text)
-            self.path = path
-            self.duplicates: list[tuple[Any, int]] = []
 else:
     _CLoader = None
 
@@ -274,9 +278,18 @@ def _fast_loader(text: str, path: str):
     return _CLoader(text, path)
 
 
+SHOWN_KEYS = 3   # unknown keys named one by one; past these, a count (the file may be anything)
+
+
 def _load_yaml(text: str, path: str, bad: _Collect):
     """The document; a problem that stops the parse is raised, duplicate keys are collected."""
-    loader = _fast_loader(text, path) or _Loader(text, path)
+    try:
+        loader = _fast_loader(text, path) or _Loader(text, path)
+    except yaml.reader.ReaderError as exc:   # a character YAML does not allow (the reader checks all first)
+        line = text.count("\n", 0, exc.position) + 1 if isinstance(exc.position, int) else None
+        character = f"#x{exc.character:04x}" if isinstance(exc.character, int) else repr(exc.character)
+        raise RuleFileError([Problem(path, line, f"YAML: the character {character} is not allowed, "
+                                                 "not even in a comment")]) from None
     try:
         data = loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
@@ -319,19 +332,22 @@ def _strings(value: Any, what: str) -> tuple[tuple | None, str | None]:
     return tuple(value), None
 
 
+def _a(slot: str) -> str:
+    """``a food``, ``an area``: a value of the slot, in a message."""
+    return f"{'an' if slot[0] in 'aeiou' else 'a'} {slot}"
+
+
 # ---------------------------------------------------------------- ontology
 
 def load_ontology(path: str) -> RuleOntology:
     """Load an ontology file; raise RuleFileError with all its problems."""
     bad = _Collect(path)
-    raw = read_bytes(path)
+    raw = read_bytes(path, "an ontology file", MAX_RULE_FILE)
     data = _load_yaml(_decode(raw, path), path, bad)
     if not isinstance(data, _Map):
         raise RuleFileError([Problem(path, 1, f"an ontology file is a mapping with {', '.join(RULE_SLOTS)} "
                                               "(and synonyms, served)")])
-    for key in data:
-        if key not in ONTOLOGY_KEYS:
-            bad(f"unknown key {key!r} (known: {', '.join(sorted(ONTOLOGY_KEYS))})", data.key_lines[key])
+    _unknown_keys(data, ONTOLOGY_KEYS, bad, name=repr)
     values: dict[str, tuple] = {}
     phrases: dict[str, tuple[str, str]] = {}
     for slot in RULE_SLOTS:
@@ -361,7 +377,7 @@ def load_ontology(path: str) -> RuleOntology:
             if not isinstance(said, str) or not said.strip():
                 bad(f"synonym {show(said)}: a phrase must be a non-empty string", line)
             elif not isinstance(value, str) or value not in values[slot]:
-                bad(f"synonym {said!r} maps to {show(value)}, which is not {'an' if slot[0] in 'aeiou' else 'a'} {slot} value", line)
+                bad(f"synonym {said!r} maps to {show(value)}, which is not {_a(slot)} value", line)
             else:
                 phrases[said] = (slot, value)
     served: tuple = ()
@@ -391,7 +407,7 @@ def load_ontology(path: str) -> RuleOntology:
 # ---------------------------------------------------------------- rules
 
 def _when(node: Any, patterns: dict, rule_id: str | None, bad: _Collect, depth: int = 0):
-    """The conditions of a mapping as Check / Combine nodes; None if one has a problem
+    """The conditions of a mapping as Clause / Combine nodes; None if one has a problem
     (each one noted). ``patterns``: name -> template, or None for a pattern with a problem
     of its own."""
     nodes, ok = [], True
@@ -423,7 +439,7 @@ def _when(node: Any, patterns: dict, rule_id: str | None, bad: _Collect, depth: 
                 bad(exc.message, at, rule_id)
             ok = False
             continue
-        nodes.append(Check(key, compiled, at))
+        nodes.append(Clause(key, compiled, at))
     return tuple(nodes) if ok else None
 
 
@@ -487,91 +503,190 @@ def _empty_map() -> _Map:
     return out
 
 
+# ---------------------------------------------------------------- the keys of a rule
+
+@dataclass(frozen=True)
+class _Checking:
+    """What a key's check needs besides its value: the file's patterns and ontology, and
+    where to note a problem (the key's line, for the rule)."""
+    patterns: dict
+    ontology: RuleOntology | None
+    bad: _Collect
+    line: int
+    rule_id: str | None
+
+    def note(self, message: str) -> None:
+        self.bad(message, self.line, self.rule_id)
+
+
+@dataclass(frozen=True)
+class RuleKey:
+    """A key a rule may have, declared: the type its value takes (``valid``), the
+    problem when it does not (``message``, then ``, not VALUE`` if ``shown``), its value
+    when absent (``default``; also for null when ``nullable``; absent is the same problem
+    when ``required``), and ``check``: a further check of a value of the right type,
+    with the file's patterns and ontology, that gives the value the Rule holds (None: a
+    problem, noted where it is)."""
+    name: str
+    valid: Callable[[Any], bool]
+    message: str
+    default: Any = None
+    nullable: bool = False
+    check: Callable[[Any, _Checking], Any] | None = None
+    shown: bool = True
+    required: bool = False
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _is_name(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _is_mapping(value: Any) -> bool:
+    return isinstance(value, _Map)
+
+
+def _is_say(value: Any) -> bool:
+    return isinstance(value, (str, dict))
+
+
+def _is_flags(value: Any) -> bool:
+    flags, wrong = _strings(value, "'mark'")
+    return not wrong and all(FLAG_RE.fullmatch(flag) for flag in flags)
+
+
+def _check_when(value: _Map, c: _Checking) -> tuple | None:
+    return _when(value, c.patterns, c.rule_id, c.bad)
+
+
+SAY_TAKES = f"'say' takes a pattern name or {' or '.join(f'{{like: {name}}}' for name in LIKE)}"
+
+
+def _check_say(value: str | dict, c: _Checking) -> tuple[str | None, str | None]:
+    """(the pattern name, or None) and (what ``{like: ...}`` names, or None)."""
+    if isinstance(value, str):
+        if value not in c.patterns:
+            c.note(f"no pattern named {show(value)}")
+        return value, None
+    like = value.get("like") if list(value) == ["like"] else None
+    if list(value) == ["like"] and like not in LIKE:
+        c.note(f"'say': 'like' takes {' or '.join(LIKE)}, not {show(like)}")
+    elif like not in LIKE:
+        keys = ", ".join(repr(k) for k in value)
+        c.note(f"{SAY_TAKES}, not {f'a mapping with {keys}' if value else show(value)}")
+    return None, like
+
+
+def _check_set(value: _Map, c: _Checking) -> tuple:
+    """The (slot, value) pairs; each slot must be one, each value one of its own
+    (or dontcare, or null)."""
+    for slot, said in value.items():
+        if slot not in RULE_SLOTS:
+            c.note(f"'set': unknown slot {show(slot)} (slots: {', '.join(RULE_SLOTS)})")
+        elif said is not None and not isinstance(said, str):
+            c.note(f"'set': {slot} takes a value, dontcare or null, not {show(said)}")
+        elif said not in (DONTCARE, None) and c.ontology is not None and said not in c.ontology.values[slot]:
+            c.note(f"'set': {said!r} is not {_a(slot)} value (or dontcare, null)")
+    return tuple(value.items())
+
+
+def _check_mark(value: str | list, c: _Checking) -> tuple:
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+# The id names the rule in every other problem: it is checked first, then the keys are
+# checked against RULE_KEYS, then each of them in this order.
+RULE_ID = RuleKey("id", _is_name, "a rule needs an 'id' (a string)", shown=False, required=True)
+RULE_KEYS = (
+    RuleKey("priority", _is_int, "'priority' must be an integer", 0),
+    RuleKey("enabled", _is_bool, "'enabled' must be true or false", True),
+    RuleKey("api_call", _is_bool, "'api_call' must be true or false", False),
+    RuleKey("offer", _is_bool, "'offer' must be true or false", False),
+    RuleKey("note", _is_text, "'note' must be text", None, nullable=True),
+    RuleKey("when", _is_mapping, "'when' must be a mapping of conditions", (), nullable=True, check=_check_when),
+    RuleKey("say", _is_say, SAY_TAKES, (None, None), nullable=True, check=_check_say),
+    RuleKey("set", _is_mapping, "'set' must be a mapping of slots to values", (), nullable=True, check=_check_set),
+    RuleKey("mark", _is_flags, "'mark' takes a flag name or a list of them (letters, digits, - and _)", (),
+            nullable=True, check=_check_mark, shown=False),
+)
+KNOWN_RULE_KEYS = frozenset([RULE_ID.name, *(key.name for key in RULE_KEYS)])
+
+
+def _unknown_keys(node: _Map, known, bad: _Collect, rule_id: str | None = None, name=show) -> None:
+    """Note the keys of ``node`` that are not ``known``, by name, at their lines: the first
+    SHOWN_KEYS of them, then how many more (a file that is no rule file is not echoed)."""
+    unknown = [key for key in node if key not in known]
+    for key in unknown[:SHOWN_KEYS]:
+        bad(f"unknown key {name(key)} (known: {', '.join(sorted(known))})", node.key_lines[key], rule_id)
+    if len(unknown) > SHOWN_KEYS:
+        bad(f"and {len(unknown) - SHOWN_KEYS} more unknown keys", node.key_lines[unknown[SHOWN_KEYS]], rule_id)
+
+
+def _checked(item: _Map, key: RuleKey, line: int, patterns: dict, ontology: RuleOntology | None,
+             bad: _Collect, rule_id: str | None) -> tuple[Any, bool]:
+    """The value of one key of a rule, checked as ``key`` declares; and whether it passed."""
+    value = item.get(key.name)
+    if key.name not in item and key.required:
+        bad(key.message, line, rule_id)
+        return key.default, False
+    if key.name not in item or value is None and key.nullable:
+        return key.default, True
+    at = item.key_lines[key.name]
+    if not key.valid(value):
+        bad(f"{key.message}, not {show(value)}" if key.shown else key.message, at, rule_id)
+        return key.default, False
+    if key.check is None:
+        return value, True
+    count = len(bad.problems)
+    value = key.check(value, _Checking(patterns, ontology, bad, at, rule_id))
+    return value, value is not None and len(bad.problems) == count
+
+
+def _checked_rule(item: _Map, line: int, patterns: dict, ontology: RuleOntology | None,
+                  bad: _Collect) -> dict | None:
+    """Key name -> the checked value of each key of a rule (RULE_ID, then RULE_KEYS), or
+    None when the rule has a problem (each one noted): a key not in the table, a value
+    its entry refuses, or keys that do not go together."""
+    count = len(bad.problems)
+    rule_id, ok = _checked(item, RULE_ID, line, patterns, ontology, bad, None)
+    values = {"id": rule_id}
+    _unknown_keys(item, KNOWN_RULE_KEYS, bad, rule_id)
+    for key in RULE_KEYS:
+        values[key.name], passed = _checked(item, key, line, patterns, ontology, bad, rule_id)
+        ok = ok and passed
+    says = item.get("say") is not None
+    responds = says or values["api_call"]
+    updates = bool(values["set"] or "mark" in item)
+    if responds == updates:
+        bad("a rule either responds (say / api_call) or updates the state (set / mark)", line, rule_id)
+    elif says and values["api_call"]:
+        bad("a rule says a pattern or makes an api_call, not both", line, rule_id)
+    elif values["offer"] and not says:
+        bad("'offer' goes with 'say' (a response that names the restaurant offered)", item.key_lines["offer"], rule_id)
+    return values if ok and len(bad.problems) == count else None
+
+
 def _rule(item: Any, index: int, line: int, patterns: dict, ontology: RuleOntology | None,
           bad: _Collect) -> Rule | None:
     """One rule, or None when it has a problem (each one noted)."""
     if not isinstance(item, _Map):
         bad(f"a rule must be a mapping, not {show(item)}", line)
         return None
-    count = len(bad.problems)
-    rule_id = item.get("id")
-    if not isinstance(rule_id, str) or not rule_id.strip():
-        bad("a rule needs an 'id' (a string)", item.key_lines.get("id", line))
-        rule_id = None
-    at = item.key_lines.get
-    for key in item:
-        if key not in RULE_KEYS:
-            bad(f"unknown key {show(key)} (known: {', '.join(sorted(RULE_KEYS))})", at(key), rule_id)
-    priority = item.get("priority", 0)
-    if not _is_int(priority):
-        bad(f"'priority' must be an integer, not {show(priority)}", at("priority", line), rule_id)
-    flags = {}
-    for key in ("enabled", "api_call", "offer"):
-        flags[key] = item.get(key, key == "enabled")
-        if not isinstance(flags[key], bool):
-            bad(f"{key!r} must be true or false, not {show(flags[key])}", at(key), rule_id)
-    note = item.get("note")
-    if note is not None and not isinstance(note, str):
-        bad(f"'note' must be text, not {show(note)}", at("note"), rule_id)
-    when = item.get("when")
-    if when is None:
-        when = _empty_map()
-    if not isinstance(when, _Map):
-        bad(f"'when' must be a mapping of conditions, not {show(when)}", at("when", line), rule_id)
-        when = _empty_map()
-    conditions = _when(when, patterns, rule_id, bad)
-    say, like = item.get("say"), None
-    takes = f"'say' takes a pattern name or {' or '.join(f'{{like: {name}}}' for name in LIKE)}"
-    if isinstance(say, dict):
-        like = say.get("like") if list(say) == ["like"] else None
-        if list(say) == ["like"] and like not in LIKE:
-            bad(f"'say': 'like' takes {' or '.join(LIKE)}, not {show(like)}", at("say"), rule_id)
-        elif like not in LIKE:
-            keys = ", ".join(repr(k) for k in say)
-            bad(f"{takes}, not {f'a mapping with {keys}' if say else show(say)}", at("say"), rule_id)
-        say = None
-    elif say is not None and not isinstance(say, str):
-        bad(f"{takes}, not {show(say)}", at("say"), rule_id)
-    elif say is not None and say not in patterns:
-        bad(f"no pattern named {show(say)}", at("say"), rule_id)
-    sets = item.get("set")
-    if sets is None:
-        sets = {}
-    if not isinstance(sets, dict):
-        bad(f"'set' must be a mapping of slots to values, not {show(sets)}", at("set"), rule_id)
-        sets = {}
-    for slot, value in sets.items():
-        if slot not in RULE_SLOTS:
-            bad(f"'set': unknown slot {show(slot)} (slots: {', '.join(RULE_SLOTS)})", at("set"), rule_id)
-        elif value is not None and not isinstance(value, str):
-            bad(f"'set': {slot} takes a value, dontcare or null, not {show(value)}", at("set"), rule_id)
-        elif value not in (DONTCARE, None) and ontology is not None and value not in ontology.values[slot]:
-            bad(f"'set': {value!r} is not {'an' if slot[0] in 'aeiou' else 'a'} {slot} value (or dontcare, null)",
-                at("set"), rule_id)
-    marks = item.get("mark")
-    if marks is None:
-        marks = ()
-    else:
-        marks, wrong = _strings(marks, "'mark'")
-        if wrong or any(not FLAG_RE.fullmatch(m) for m in marks):
-            bad("'mark' takes a flag name or a list of them (letters, digits, - and _)", at("mark"), rule_id)
-            marks = ()
-    api_call, offer = flags["api_call"] is True, flags["offer"] is True
-    says = item.get("say") is not None
-    responds = says or api_call
-    updates = bool(sets or "mark" in item)
-    if responds == updates:
-        bad("a rule either responds (say / api_call) or updates the state (set / mark)", line, rule_id)
-    elif says and api_call:
-        bad("a rule says a pattern or makes an api_call, not both", line, rule_id)
-    elif offer and not says:
-        bad("'offer' goes with 'say' (a response that names the restaurant offered)", at("offer"), rule_id)
-    if len(bad.problems) > count or conditions is None:
+    v = _checked_rule(item, line, patterns, ontology, bad)
+    if v is None:
         return None
-    written = Written(not item.flow, item.columns["id"], tuple((key, item.spans[key]) for key in ("id", "priority", "enabled")
-                                                   if key in item))
-    return Rule(rule_id, priority, index, line, flags["enabled"], conditions, say, api_call, offer,
-                tuple(sets.items()), marks, like, written)
+    say, like = v["say"]
+    written = Written(not item.flow, item.columns["id"],
+                      tuple((key, item.spans[key]) for key in ("id", "priority", "enabled") if key in item))
+    return Rule(v["id"], v["priority"], index, line, v["enabled"], v["when"], say, v["api_call"], v["offer"],
+                v["set"], v["mark"], like, written)
 
 
 def load_rules(path: str | os.PathLike, text: str | None = None) -> RuleSet:
@@ -579,14 +694,12 @@ def load_rules(path: str | os.PathLike, text: str | None = None) -> RuleSet:
     With ``text``, that is read as the file's content instead (its ontology still found
     from ``path``'s folder)."""
     path = os.fspath(path)
-    raw = read_bytes(path) if text is None else text.encode("utf-8")
+    raw = read_bytes(path, "a rule file", MAX_RULE_FILE) if text is None else text.encode("utf-8")
     bad = _Collect(path)
     data = _load_yaml(_decode(raw, path), path, bad)
     if not isinstance(data, _Map):
         raise RuleFileError([Problem(path, 1, "a rule file is a mapping with 'ontology', 'patterns' and 'rules'")])
-    for key in data:
-        if key not in TOP_KEYS:
-            bad(f"unknown key {show(key)} (known: {', '.join(sorted(TOP_KEYS))})", data.key_lines[key])
+    _unknown_keys(data, TOP_KEYS, bad)
     ontology = None
     ontology_path = data.get("ontology")
     ontology_file = ""
@@ -624,9 +737,9 @@ def load_rules(path: str | os.PathLike, text: str | None = None) -> RuleSet:
         if rule is None:
             continue
         rules.append(rule)
-        for check in walk(rule.when):
-            if CONDITIONS[check.condition].kind is FLAG_CHOICE:
-                tested.append((check.value.items, check.line, rule.id))
+        for clause in walk(rule.when):
+            if CONDITIONS[clause.condition].kind is FLAG_CHOICE:
+                tested.append((clause.value.items, clause.line, rule.id))
     for flags, line, rule_id in tested:
         for flag in flags:
             if flag not in raised:

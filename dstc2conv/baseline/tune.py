@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 from ..errors import Dstc2ConvError
 from ..evaluate.responses import Score, by_system, correct
+from ..reporter import progress
 from ..task6.turns import BotTurn
 from .engine import Compiled, candidates, choose, every_response_rule, looked_up
 from .objectives import OBJECTIVES
@@ -64,14 +65,18 @@ def _active(order: list[str], enabled: dict) -> list:
     return looked_up([rule_id for rule_id in order if enabled[rule_id]])
 
 
-def tune(ruleset: RuleSet, turns: list[BotTurn], budget_seconds: float = 100.0, progress=None,
+def _progress(rounds: int, best: float, objective: str, start: float) -> None:
+    progress(f"tune: round {rounds}: {best:.2%} {OBJECTIVES[objective]}, {time.monotonic() - start:.0f} s")
+
+
+def tune(ruleset: RuleSet, turns: list[BotTurn], budget_seconds: float = 100.0,
          systems: Sequence[str] | None = None, objective: str = "overall") -> Tuned:
     """Maximise ``objective`` on ``turns``: ``overall``, per-response accuracy over all
     turns; ``mean-system``, the mean of the dialog systems' per-response accuracies;
     ``worst-system``, the lowest of them. ``systems``: one per dialog of the file
     (``Sessions.systems``), needed by the last two; with it the scores per system are
-    given too. ``progress(round, value, seconds)``, if given, is called after every round
-    (round 0: the rules as they are), with the best value so far and the time since the start."""
+    given too. After every round (round 0: the rules as they are) a progress line gives the
+    best value so far and the time since the start (``dstc2conv.reporter``)."""
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}")
     if objective != "overall" and systems is None:
@@ -106,8 +111,7 @@ def tune(ruleset: RuleSet, turns: list[BotTurn], budget_seconds: float = 100.0, 
     before = best = value(order)
     deadline = start + budget_seconds
     rounds, converged = 0, False
-    if progress:
-        progress(rounds, best, time.monotonic() - start)
+    _progress(rounds, best, objective, start)
     while not converged and time.monotonic() < deadline:
         improved, complete = False, True
         rounds += 1
@@ -136,8 +140,7 @@ def tune(ruleset: RuleSet, turns: list[BotTurn], budget_seconds: float = 100.0, 
             if best_move is not None:
                 order, improved = best_move, True
         converged = complete and not improved
-        if progress:
-            progress(rounds, best, time.monotonic() - start)
+        _progress(rounds, best, objective, start)
     rules, changes = _apply(ruleset, responders, order, enabled)
     return Tuned(before, best, rules, changes, tuple(order), objective, systems_before,
                  scores(_active(order, enabled)), rounds, converged)

@@ -14,9 +14,7 @@ import hashlib
 import operator
 import os
 import random
-import time
 from dataclasses import dataclass
-from typing import Callable
 
 from ..convert.dialogs import convert_call
 from ..convert.kb import KB, format_kb, kb_from_acts, read_kb
@@ -28,6 +26,7 @@ from ..dstc2.workers import Calls
 from ..errors import Dstc2ConvError
 from ..exports.formats import EXPORTS, export_dialog, export_format
 from ..files import sha256_file
+from ..reporter import note, progress, stopwatch
 from ..task6.format import Dialog, Exchange, read, serialize_dialog
 from ..version import __version__
 from .manifest import MANIFEST, ExportEntry, FileEntry, InputUse, KbUse, Manifest, Settings, SplitInput
@@ -174,8 +173,7 @@ def _read_manifest(folder: OutputFolder) -> Manifest | None:
 
 
 def files_to_keep(folder: OutputFolder, settings: Settings, kb_text: str | None, entries: dict[str, FileEntry],
-                  pooled: tuple[str, ...], replace: bool, log: Callable[[str], None] = lambda _msg: None,
-                  ) -> tuple[dict[str, FileEntry], tuple[InputUse, ...], tuple[str, ...]]:
+                  pooled: tuple[str, ...], replace: bool) -> tuple[dict[str, FileEntry], tuple[InputUse, ...], tuple[str, ...]]:
     """The task-6 files of other splits already in the output folder, given the manifest
     ``entries`` of the files this build writes and the splits its partition draws from one
     pool of calls (``pooled``). Those of a build with the same settings and KB (and, for
@@ -195,7 +193,7 @@ def files_to_keep(folder: OutputFolder, settings: Settings, kb_text: str | None,
     pool = [e.inputs for e in entries.values() if e.split in pooled and e.inputs is not None]
     keep, stale = {}, []
     if manifest is not None and manifest.settings.sample is True and not settings.sample:
-        log(f"removing the sample's {', '.join(present)} from {folder.path}: this build is of the corpus")
+        note(f"removing the sample's {', '.join(present)} from {folder.path}: this build is of the corpus")
         return {}, (), tuple(present)
     for name in present:
         entry = None if manifest is None else manifest.files.get(name)
@@ -244,22 +242,22 @@ def check_folder(folder: OutputFolder, settings: Settings, kb_text: str | None, 
     files_to_keep(folder, settings, kb_text, entries, pooled, replace)
 
 
-def build(options: BuildOptions, log: Callable[[str], None] = lambda _msg: None,
-          progress: Callable[[str], None] = lambda _msg: None) -> BuildResult:
-    """Build the task-6 files. ``log``: notes for the user (what was read, chosen,
-    derived); ``progress``: one line per stage of the work."""
+def build(options: BuildOptions) -> BuildResult:
+    """Build the task-6 files. Notes for the user (what was read, chosen, derived) and a
+    progress line per stage of the work go to the reporter (``dstc2conv.reporter``)."""
     # The calls are millions of small objects that form no cycles: the cyclic garbage
     # collector, which would walk them again and again as they are made, is off meanwhile.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _build(options, log, progress)
+        with stopwatch("build"):
+            return _build(options)
     finally:
         if collecting:
             gc.enable()
 
 
-def _check(options: BuildOptions, log: Callable[[str], None]) -> tuple[Partition, int]:
+def _check(options: BuildOptions) -> tuple[Partition, int]:
     """The options' partition and number of processes; an error for an option out of range."""
     if options.split not in ("train", "dev", "test", "all"):
         raise Dstc2ConvError(f"unknown split {options.split!r}: choose train, dev, test or all")
@@ -272,32 +270,27 @@ def _check(options: BuildOptions, log: Callable[[str], None]) -> tuple[Partition
         export_format(name)
     jobs = min(options.jobs, os.cpu_count() or 1)
     if jobs < options.jobs:
-        log(f"--jobs {options.jobs}: this machine has {jobs} cores; using {jobs} processes")
+        note(f"--jobs {options.jobs}: this machine has {jobs} cores; using {jobs} processes")
     return partition, jobs
 
 
-def _sources(options: BuildOptions, log: Callable[[str], None]) -> tuple[list[str], bool]:
+def _sources(options: BuildOptions) -> tuple[list[str], bool]:
     """The inputs: those given with --raw, else those in data_raw/, else the sample.
     Returns (paths, is_sample)."""
     if options.raw:
         return [p for given in options.raw for p in downloads_in(given)], False
     paths, is_sample = default_sources(options.raw_dir)
     if is_sample:
-        log(f"no DSTC2 data in {options.raw_dir}/: building the small hand-written sample "
+        note(f"no DSTC2 data in {options.raw_dir}/: building the small hand-written sample "
             f"({paths[0]}). Put dstc2_traindev.tar.gz / dstc2_test.tar.gz in {options.raw_dir}/ "
             "to convert the corpus. Its restaurants are made up: its KB is built from its logs.")
     return paths, is_sample
 
 
-def _build(options: BuildOptions, log: Callable[[str], None], progress: Callable[[str], None]) -> BuildResult:
-    partition, jobs = _check(options, log)
+def _build(options: BuildOptions) -> BuildResult:
+    partition, jobs = _check(options)
     splits = wanted_splits(options.split)
-    paths, is_sample = _sources(options, log)
-    started = time.perf_counter()
-
-    def stage(message: str) -> None:
-        progress(f"build: {message} ({time.perf_counter() - started:.1f} s)")
-
+    paths, is_sample = _sources(options)
     from_raw_dir = not options.raw and not is_sample
     settings = Settings("dstc2conv", __version__, options.seed, partition.name, is_sample,
                         None if options.user == "transcription" else options.user)
@@ -309,52 +302,51 @@ def _build(options: BuildOptions, log: Callable[[str], None], progress: Callable
                      options.replace)
         # A random partition deals out every call given; a KB built from the logs reads them all.
         # The exports read what the system heard too (the ASR hypotheses).
-        inputs = gather(paths, splits, jobs, log=log, progress=stage, every_call=partition.every_call,
+        inputs = gather(paths, splits, jobs, every_call=partition.every_call,
                         for_kb=file_kb is None, asr=options.user == "asr" or bool(exports))
         try:
-            dealt = _deal(options, partition, inputs, splits, log)
-            kb = _kb(options, inputs, from_raw_dir, is_sample, log, file_kb)
-            ontology = _ontology(inputs, kb, log)
+            dealt = _deal(options, partition, inputs, splits)
+            kb = _kb(options, inputs, from_raw_dir, is_sample, file_kb)
+            ontology = _ontology(inputs, kb)
             checksum = {path: input_checksum(path) for path, taken in inputs.used if taken}
             entries = _entries(inputs, partition, dealt, checksum)
             kb_text = format_kb(kb)
             keep, old_inputs, remove = files_to_keep(folder, settings, kb_text, entries, partition.pooled,
-                                                     options.replace, log)
-            files, bots = _convert(inputs.calls, ontology, dealt, kb, options.seed, stage, log,
+                                                     options.replace)
+            files, bots = _convert(inputs.calls, ontology, dealt, kb, options.seed,
                                    asr=options.user == "asr", exports=exports)
-            remove += _old_exports(folder, files, log)
+            remove += _old_exports(folder, files)
             manifest = _assemble(files, bots, folder, settings, kb, kb_text, inputs, checksum, entries, keep,
                                  old_inputs, _export_entries(files, dealt) if exports else None)
-            stage("writing")
+            progress("writing")
             written = folder.commit(files, remove)
         finally:
             inputs.close()
-    stage("done")
+    progress("done")
     return BuildResult(tuple(written), manifest)
 
 
-def _deal(options: BuildOptions, partition: Partition, inputs: Inputs, splits: tuple[str, ...],
-          log: Callable[[str], None]) -> Dealt:
+def _deal(options: BuildOptions, partition: Partition, inputs: Inputs, splits: tuple[str, ...]) -> Dealt:
     """The partition stage: which calls go into which split."""
     dealt = partition.deal(inputs, splits, every=options.split == "all")
-    note = partition.note(inputs, dealt)
-    if note:
-        log(note)
+    said = partition.note(inputs, dealt)
+    if said:
+        note(said)
     if options.split == "all":
-        log(f"--split all: building {', '.join(dealt.splits)} (what the inputs hold)")
+        note(f"--split all: building {', '.join(dealt.splits)} (what the inputs hold)")
     for path, taken in inputs.used:
         if not taken:
-            log(f"skipping {path}: not needed for --split {options.split}")
+            note(f"skipping {path}: not needed for --split {options.split}")
     return dealt
 
 
-def _kb(options: BuildOptions, inputs: Inputs, from_raw_dir: bool, is_sample: bool, log: Callable[[str], None],
+def _kb(options: BuildOptions, inputs: Inputs, from_raw_dir: bool, is_sample: bool,
         file_kb: KB | None = None) -> KB:
     """The KB stage: the KB file (``file_kb``, read before the inputs), or a KB built from
     the logs, and a note saying which."""
     kb = choose_kb(options, inputs.calls, from_raw_dir, is_sample, file_kb)
     kb_calls = _kb_calls(inputs) if kb.source == KB_FROM_LOGS else None
-    log(_kb_note(kb) if kb_calls is None else
+    note(_kb_note(kb) if kb_calls is None else
         f"result lines from a KB built from the logs of the {len(inputs.calls)} calls read "
         f"({len(kb.restaurants)} restaurants): " + "; ".join(
             f"{path}: " + ", ".join(f"{n} {flist}" for flist, n in counts.items())
@@ -385,24 +377,24 @@ def _export_entries(files: dict[str, str], dealt: Dealt) -> dict[str, ExportEntr
             for export in EXPORTS.values() for split, name in export.files.items() if name in files}
 
 
-def _old_exports(folder: OutputFolder, files: dict[str, str], log: Callable[[str], None]) -> tuple[str, ...]:
+def _old_exports(folder: OutputFolder, files: dict[str, str]) -> tuple[str, ...]:
     """The export files in the output folder that this build does not write: they are of
     an earlier build's task-6 files, and are removed (saying so)."""
     old = sorted(name for export in EXPORTS.values() for name in export.files.values()
                  if name not in files and os.path.isfile(os.path.join(folder.path, name)))
     if old:
-        log(f"removing {', '.join(old)} from {folder.path}: an export is of the task-6 files built with it")
+        note(f"removing {', '.join(old)} from {folder.path}: an export is of the task-6 files built with it")
     return tuple(old)
 
 
-def _ontology(inputs: Inputs, kb: KB, log: Callable[[str], None]) -> Dstc2Ontology:
+def _ontology(inputs: Inputs, kb: KB) -> Dstc2Ontology:
     """The ontology stage: the inputs' ``ontology_dstc2.json``, else the values the calls
     and the KB show."""
     if inputs.ontology is not None:
         return inputs.ontology
     ontology = functools.reduce(operator.or_, inputs.calls.map(_values), kb_ontology(kb))
-    log(f"no ontology_dstc2.json in the inputs: taking the foods, areas, price ranges and restaurant "
-        f"names from the calls themselves ({len(inputs.calls)} calls) and the KB")
+    note(f"no ontology_dstc2.json in the inputs: taking the foods, areas, price ranges and restaurant "
+         f"names from the calls themselves ({len(inputs.calls)} calls) and the KB")
     return ontology
 
 
@@ -467,7 +459,7 @@ def _listed_inputs(inputs: Inputs, checksum: dict, keep: dict[str, FileEntry],
 
 
 def _convert(calls: Calls, ontology: Dstc2Ontology, dealt: Dealt, kb: KB, seed: int,
-             stage: Callable[[str], None], log: Callable[[str], None], asr: bool = False,
+             asr: bool = False,
              exports: tuple[str, ...] = ()):
     """The conversion stage: every split's calls, each converted in the process that holds
     it (``Calls.map``), and exported in the formats ``exports``. Returns (file name -> text,
@@ -475,7 +467,7 @@ def _convert(calls: Calls, ontology: Dstc2Ontology, dealt: Dealt, kb: KB, seed: 
     files' order."""
     splits, sessions = dealt.splits, dealt.sessions
     lexicon = make_lexicon(ontology, kb)
-    stage("converting " + ", ".join(f"{len(sessions[split])} calls into {FILE_OF_SPLIT[split]}" for split in splits))
+    progress("converting " + ", ".join(f"{len(sessions[split])} calls into {FILE_OF_SPLIT[split]}" for split in splits))
     order = [session for split in splits for session in sessions[split]]
     # each dialog's splits and its number in each, for the exports' records (the sample's
     # calls may be in two splits)
@@ -490,7 +482,7 @@ def _convert(calls: Calls, ontology: Dstc2Ontology, dealt: Dealt, kb: KB, seed: 
         name = FILE_OF_SPLIT[split]
         files[name] = "".join(converted[session][0] + "\n" for session in sessions[split])
         bots.update(bot for session in sessions[split] for bot in converted[session][1])
-        log(f"{name}: {len(sessions[split])} dialogs")
+        note(f"{name}: {len(sessions[split])} dialogs")
         for export in exports:
             files[EXPORTS[export].files[split]] = "".join(converted[session][2][split][export]
                                                           for session in sessions[split])

@@ -24,13 +24,12 @@ import functools
 from typing import TYPE_CHECKING
 
 from ..dstc2.calls import Call, CallTurn
-from .kb import KB, SLOT_TO_ATTRIBUTE, Restaurant, underscore
+from ..task6.vocabulary import DSTC2_SLOTS, PLACEHOLDERS
+from .kb import KB, Restaurant, underscore
 
 if TYPE_CHECKING:
     from .lexicon import Lexicon
 
-SLOTS = ("food", "area", "pricerange")
-ATTRIBUTES = tuple(SLOT_TO_ATTRIBUTE[slot] for slot in SLOTS)
 Values = tuple  # (cuisine, location, price), each a str or None
 
 
@@ -95,7 +94,7 @@ def said_values(call: Call, upto: int, lexicon: Lexicon) -> Values:
     found = {}
     for turn in call.turns[:upto]:
         found.update(_values_in(turn.user, lexicon))
-    return tuple(found.get(slot) for slot in SLOTS)
+    return tuple(found.get(slot) for slot in DSTC2_SLOTS)
 
 
 def _values_in(user: str, lexicon: Lexicon) -> tuple[tuple[str, str], ...]:
@@ -119,7 +118,7 @@ def _contradicted(values: Values, offered: Restaurant) -> tuple[bool, ...]:
     """Per slot: the value is given and the offered restaurant's KB fact differs (a fact
     the KB lacks contradicts nothing)."""
     return tuple(value is not None and offered.get(attribute) not in (None, value)
-                 for value, attribute in zip(values, ATTRIBUTES))
+                 for value, attribute in zip(values, PLACEHOLDERS))
 
 
 def fit_offer(values: Values, offered: Restaurant | None) -> Values:

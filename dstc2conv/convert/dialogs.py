@@ -19,16 +19,15 @@ import re
 
 from ..dstc2.calls import Call, CallTurn
 from ..task6.format import NO_RESULT, SILENCE, Context, Dialog, Exchange
+from ..task6.vocabulary import DETAIL_BY_DSTC2, PLACEHOLDERS
 from .apicall import plan_calls, shown_offer
 from .kb import KB, Restaurant, underscore
 from .lexicon import Lexicon
 
 WELCOME_BOT = " you are welcome"
-PLACEHOLDERS = ("R_cuisine", "R_location", "R_price")
 USER_FILLERS = frozenset({"noise", "sil", "unintelligible"})
 # Removed after the silence test: a turn of only tv_noise became an empty user turn.
 USER_LATE_FILLERS = frozenset({"tv_noise"})
-DETAIL_SLOTS = {"phone": "phone", "addr": "address", "postcode": "post_code"}
 COUNT = re.compile(r"\b(There are|there are) \d+ ")
 
 
@@ -76,9 +75,9 @@ def _clean_system(turn: CallTurn, lexicon: Lexicon) -> str:
         lowered = text.lower()
         said = sorted((lowered.find(value.lower()), slot) for act in acts if act.act == "inform"
                       for slot, value in act.slots if value and lowered.find(value.lower()) >= 0)
-        if said and said[0][1] in DETAIL_SLOTS:
+        if said and said[0][1] in DETAIL_BY_DSTC2:
             at, slot = said[0]
-            text = text[:at] + f"{underscore(name)}_{DETAIL_SLOTS[slot]}"
+            text = text[:at] + f"{underscore(name)}_{DETAIL_BY_DSTC2[slot].suffix}"
     return lexicon.multiword.sub(_join, text)
 
 

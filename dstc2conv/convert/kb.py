@@ -6,6 +6,7 @@ values are the placeholders ``<name>_phone``, ``<name>_address``, ``<name>_post_
 """
 from __future__ import annotations
 
+import io
 import os
 from collections import Counter
 from dataclasses import dataclass
@@ -13,12 +14,9 @@ from functools import cached_property
 from typing import Iterable
 
 from ..errors import Dstc2ConvError
-from ..task6.format import RATING, Fact
-
-# The order of a restaurant's lines in a result block (R_rating comes last).
-ATTRIBUTES = ("R_post_code", "R_cuisine", "R_location", "R_phone", "R_address", "R_price")
-SLOT_TO_ATTRIBUTE = {"food": "R_cuisine", "area": "R_location", "pricerange": "R_price"}
-PLACEHOLDER_ATTRIBUTES = {"postcode": "R_post_code", "phone": "R_phone", "addr": "R_address"}
+from ..files import read_text
+from ..task6.format import Fact
+from ..task6.vocabulary import ATTRIBUTES, DETAILS, DONTCARE, PLACEHOLDERS, RATING, SLOT_BY_DSTC2, SLOTS
 
 
 @dataclass(frozen=True)
@@ -58,7 +56,7 @@ class KB:
     def matching(self, cuisine: str | None, location: str | None, price: str | None) -> list[Restaurant]:
         """Restaurants, in KB order, whose attributes equal every given value (None: any)."""
         found = None
-        for attribute, value in (("R_cuisine", cuisine), ("R_location", location), ("R_price", price)):
+        for attribute, value in zip(PLACEHOLDERS, (cuisine, location, price)):
             if value is not None:
                 have = self._positions.get((attribute, value), frozenset())
                 found = have if found is None else found & have
@@ -79,21 +77,19 @@ def read_kb(path: str | os.PathLike) -> KB:
     path = os.fspath(path)
     facts: dict[str, dict[str, str]] = {}
     try:
-        with open(path, encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                number, *rest = line.split()
-                fact = Fact.match(" ".join(rest)) if number.isdigit() else None
-                if fact is None or fact.attribute not in ATTRIBUTES + (RATING,):
-                    raise Dstc2ConvError(
-                        f"expected '1 <name> R_<attribute> <value>', found {line.strip()[:60]!r}", path, lineno)
-                if fact.attribute != RATING:
-                    facts.setdefault(fact.name, {})[fact.attribute] = fact.value
-    except UnicodeDecodeError as exc:
-        raise Dstc2ConvError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path) from None
-    except OSError as exc:
-        raise Dstc2ConvError(f"cannot read the KB file: {exc.strerror}", path) from None
+        text = read_text(path, "a KB file")
+    except Dstc2ConvError as exc:
+        raise Dstc2ConvError(exc.message.replace("cannot read:", "cannot read the KB file:"), path) from None
+    for lineno, line in enumerate(io.StringIO(text, newline=None), 1):   # lines as a text file has them
+        if not line.strip():
+            continue
+        number, *rest = line.split()
+        fact = Fact.match(" ".join(rest)) if number.isdigit() else None
+        if fact is None or fact.attribute not in ATTRIBUTES + (RATING,):
+            raise Dstc2ConvError(
+                f"expected '1 <name> R_<attribute> <value>', found {line.strip()[:60]!r}", path, lineno)
+        if fact.attribute != RATING:
+            facts.setdefault(fact.name, {})[fact.attribute] = fact.value
     if not facts:
         raise Dstc2ConvError("the KB file has no facts", path)
     return KB(tuple(_make(n, facts[n]) for n in sorted(facts)), path)
@@ -109,16 +105,15 @@ def kb_from_acts(names: Iterable[str], offers: Iterable[tuple[str, str, str]]) -
     """
     votes: dict[tuple[str, str], Counter] = {}
     for name, slot, value in offers:
-        attribute = SLOT_TO_ATTRIBUTE.get(slot)
-        if attribute is not None and value != "dontcare":
-            votes.setdefault((underscore(name), attribute), Counter())[underscore(value)] += 1
+        if slot in SLOT_BY_DSTC2 and value != DONTCARE:
+            votes.setdefault((underscore(name), SLOT_BY_DSTC2[slot].attribute), Counter())[underscore(value)] += 1
     restaurants = []
     for name in sorted({underscore(n) for n in names}):
-        facts = {a: f"{name}_{a[2:]}" for a in PLACEHOLDER_ATTRIBUTES.values()}
-        for attribute in SLOT_TO_ATTRIBUTE.values():
-            counter = votes.get((name, attribute))
+        facts = {detail.attribute: f"{name}_{detail.suffix}" for detail in DETAILS}
+        for slot in SLOTS:
+            counter = votes.get((name, slot.attribute))
             if counter:
-                facts[attribute] = min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+                facts[slot.attribute] = min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0]
         restaurants.append(_make(name, facts))
     return KB(tuple(restaurants), "logs")
 

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..dstc2.ontology import Dstc2Ontology
-from ..task6.vocabulary import DSTC2_SLOTS as SLOTS
+from ..task6.vocabulary import DONTCARE, DSTC2_SLOTS, SLOT_BY_DSTC2
 from .kb import KB
 
 
@@ -30,7 +30,8 @@ def kb_ontology(kb: KB) -> Dstc2Ontology:
     """The names and cuisines of the KB's restaurants (``_`` read as a space), as an
     ontology to join with one derived from the calls."""
     names = sorted({r.name.replace("_", " ") for r in kb.restaurants})
-    foods = sorted({r.get("R_cuisine").replace("_", " ") for r in kb.restaurants if r.get("R_cuisine") is not None})
+    cuisine = SLOT_BY_DSTC2["food"].attribute
+    foods = sorted({r.get(cuisine).replace("_", " ") for r in kb.restaurants if r.get(cuisine) is not None})
     return Dstc2Ontology(tuple(foods), (), (), tuple(names))
 
 
@@ -41,8 +42,8 @@ def make_lexicon(ontology: Dstc2Ontology, kb: KB) -> Lexicon:
     # turn: the published files wrote no call at offers of the six-word names.
     names = frozenset(r.name for r in kb.restaurants if len(r.name.split("_")) <= MAX_NAME_WORDS)
     slot_of = {" ".join(value.lower().split()): slot
-               for slot, values in zip(SLOTS, (ontology.foods, ontology.areas, ontology.prices))
-               for value in values if value.strip() and value != "dontcare"}
+               for slot, values in zip(DSTC2_SLOTS, (ontology.foods, ontology.areas, ontology.prices))
+               for value in values if value.strip() and value != DONTCARE}
     # A value starts a word ("inexpensive" does not say expensive, "at least" not east),
     # and may end inside one ("moderately" says moderate).
     values = re.compile(r"(?<!\w)(?:%s)" % _alternation(slot_of).pattern)

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Callable
 
 from ..errors import Dstc2ConvError
+from ..reporter import note, progress
 from .archive import FLISTS, ONTOLOGY, Source, read_ontology, read_source
 from .ontology import Dstc2Ontology
 from .workers import Calls
@@ -42,7 +42,7 @@ class Holds:
     calls: bool = True
 
 
-# What each official download holds (see the README's "Getting DSTC2").
+# What each official download holds (see docs/building.md, "Getting DSTC2").
 OFFICIAL = {
     "dstc2_traindev": Holds(frozenset({"train", "dev"}), ontology=True),
     "dstc2_test": Holds(frozenset({"test"}), ontology=False),
@@ -125,26 +125,23 @@ def holds(path: str) -> Holds | None:
 
 
 def gather(paths: list[str], splits: tuple[str, ...], jobs: int = 1,
-           log: Callable[[str], None] = lambda _msg: None,
-           progress: Callable[[str], None] = lambda _msg: None,
            for_kb: bool = False, asr: bool = False, every_call: bool = False) -> Inputs:
-    """Read the inputs the splits need (see the module's docstring). ``log``: notes for
-    the user; ``progress``: a line as each input is read. ``for_kb``: also read every
+    """Read the inputs the splits need (see the module's docstring), with a progress line
+    as each input is read and a note saying where the ontology comes from. ``for_kb``: also read every
     other input that holds calls, for a KB built from the logs. ``asr``: read what the
     system heard too (``calls.CallTurn.heard``). ``every_call``: read every input that may hold
     calls, whatever its flists. With ``jobs`` > 1 the calls stay in the worker processes
     that read them: ``Inputs.close()`` stops these."""
     sources: list[Source] = []
     try:
-        return _gather(paths, splits, jobs, log, progress, for_kb, asr, every_call, sources)
+        return _gather(paths, splits, jobs, for_kb, asr, every_call, sources)
     except BaseException:
         for source in sources:
             source.calls.close()
         raise
 
 
-def _gather(paths: list[str], splits: tuple[str, ...], jobs: int, log: Callable[[str], None],
-            progress: Callable[[str], None], for_kb: bool, asr: bool, every_call: bool,
+def _gather(paths: list[str], splits: tuple[str, ...], jobs: int, for_kb: bool, asr: bool, every_call: bool,
             sources: list[Source]) -> Inputs:
     for path in paths:
         if not os.path.exists(path):
@@ -185,7 +182,7 @@ def _gather(paths: list[str], splits: tuple[str, ...], jobs: int, log: Callable[
                     break
     ontology = None
     if ontology_json is not None:
-        log(f"the ontology comes from {ontology_from}")
+        note(f"the ontology comes from {ontology_from}")
         try:
             ontology = Dstc2Ontology.from_json(ontology_json)
         except (KeyError, TypeError):
@@ -255,11 +252,15 @@ def held_splits(inputs: Inputs, splits: tuple[str, ...], every: bool = False) ->
         if every and (missing_flists or len(absent) == len(named)):
             continue  # --split all: not in these inputs
         read = [path for path, taken in inputs.used if taken]
-        unread = [path for path, taken in inputs.used if not taken]
+        opened = {source.path for source in inputs.sources}
+        unread = [path for path, taken in inputs.used if not taken and path not in opened]
+        empty = [path for path, taken in inputs.used if not taken and path in opened]
         where = ", ".join(read) or "the inputs"
         needs = f"--split {split} needs {download_for(split)}"
         if unread:
             needs += f" (not read, as by its name it holds no {split} calls: {', '.join(unread)})"
+        if empty:
+            needs += f" (read, but it holds no DSTC2 flist or call: {', '.join(empty)})"
         if missing_flists:
             raise Dstc2ConvError(f"no {', '.join(FLISTS[m] for m in missing_flists)} in {where}: {needs}")
         name, first = absent[0]

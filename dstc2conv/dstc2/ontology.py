@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-ONTOLOGY_SLOTS = ("food", "area", "pricerange", "name")
+from ..task6.vocabulary import DONTCARE, DSTC2_SLOTS
+
+ONTOLOGY_SLOTS = (*DSTC2_SLOTS, "name")   # food, area, pricerange, name
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,7 @@ class Dstc2Ontology:
             for turn in call.turns:
                 pairs = [pair for act in turn.system_acts + turn.user_acts for pair in act.slots]
                 for slot, value in pairs + list(turn.goals):
-                    if slot in found and value != "dontcare":
+                    if slot in found and value != DONTCARE:
                         found[slot].add(value)
         return cls(*(tuple(sorted(found[slot])) for slot in ONTOLOGY_SLOTS))
 

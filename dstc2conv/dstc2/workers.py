@@ -48,7 +48,7 @@ class Calls(Mapping):
 
     @classmethod
     def spread(cls, here: dict, workers: list[_Worker]) -> Calls:
-        """The calls read here and those the ``workers`` (see ``start``) read, once each
+        """The calls read here and those the ``workers`` (see ``start_workers``) read, once each
         says which it read; the error of the first that failed to read (the workers are
         then stopped)."""
         try:
@@ -131,7 +131,7 @@ class Calls(Mapping):
             worker.close()
 
 
-def start(read: Callable[[tuple[int, int]], dict], processes: int) -> list[_Worker]:
+def start_workers(read: Callable[[tuple[int, int]], dict], processes: int) -> list[_Worker]:
     """Start ``processes - 1`` workers, the i-th reading its share by ``read((i, processes))``
     (a dict session -> Call); share 0 is this process's to read."""
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
@@ -212,4 +212,4 @@ def _serve(conn, parent: int, read: Callable, part: tuple[int, int]) -> None:
         reply = _apply(function, [calls[s] for s in sessions], args)
 
 
-__all__ = ["Calls", "start"]
+__all__ = ["Calls", "start_workers"]

@@ -28,13 +28,13 @@ from ..task6.vocabulary import SLOTS
 from .fidelity import (
     CALL_MISSING,
     DIALOG_MISSING,
+    DIFFERENCE_KINDS,
     EXTRA_CALL,
     EXTRA_DIALOG,
     EXTRA_SYSTEM,
-    KINDS,
     LENGTH_DIFFERS,
     MISALIGNED,
-    OTHER,
+    OTHER_DIFFERENCE,
     RESULTS_DIFFER,
     SLOT_DIFFERS,
     SLOT_DROPPED,
@@ -83,15 +83,19 @@ class _Tally:
 
     def __init__(self, sessions):
         self.sessions = sessions
-        self.counts = {k: 0 for k in KINDS}
-        self.dialogs = {k: set() for k in KINDS}
-        self.examples: dict[str, list[Example]] = {k: [] for k in KINDS}
+        self.counts = {k: 0 for k in DIFFERENCE_KINDS}
+        self.dialogs = {k: set() for k in DIFFERENCE_KINDS}
+        self.examples: dict[str, list[Example]] = {k: [] for k in DIFFERENCE_KINDS}
+
+    def session(self, index: int) -> str | None:
+        """The DSTC2 session of the dialog at ``index`` (from 0), if known."""
+        return self.sessions[index] if index < len(self.sessions) else None
 
     def add(self, kind: str, index: int, ours_line, ref_line, text: str, n: int = 1) -> None:
+        """``n`` differences of ``kind`` in the dialogs at ``index`` (from 0)."""
         self.counts[kind] += n
         self.dialogs[kind].add(index)
-        session = self.sessions[index] if index < len(self.sessions) else None
-        self.examples[kind].append(Example(index + 1, ours_line, ref_line, session, text))
+        self.examples[kind].append(Example(index + 1, ours_line, ref_line, self.session(index), text))
 
 
 def _q(text: str) -> str:
@@ -212,7 +216,7 @@ def _compare_pair(i: int, o: View, r: View, tally: _Tally, facts: dict, got: dic
             text = "result lines before the first exchange differ"
         else:
             text = "the dialogs differ (see the diff)"
-        tally.add(OTHER, i, o.start, r.start, text)
+        tally.add(OTHER_DIFFERENCE, i, o.start, r.start, text)
 
 
 def _same_call(o: View, r: View) -> bool:
@@ -238,9 +242,6 @@ def compare_views(ours: list[View], ref: list[View], *, ours_path: str = "ours",
     present = sum(1 for k, r in enumerate(ref)
                   if r.users in ours_index or (k < len(ours) and _same_call(ours[k], r)))
 
-    def session(k: int) -> str | None:
-        return sessions[k] if k < len(sessions) else None
-
     for k in range(max(len(ours), len(ref))):
         o = ours[k] if k < len(ours) else None
         r = ref[k] if k < len(ref) else None
@@ -251,7 +252,7 @@ def compare_views(ours: list[View], ref: list[View], *, ours_path: str = "ours",
             got["system"] += sum(not t.is_call for t in r.turns)
             got["blocks"] += sum(t.is_call for t in r.turns)
             continue
-        differing.append(DiffSite(k + 1, o, r, session(k)))
+        differing.append(DiffSite(k + 1, o, r, tally.session(k)))
         if r is not None and (o is None or not _same_call(o, r)):
             lost["calls"] += sum(t.is_call for t in r.turns)
             lost["system"] += sum(not t.is_call for t in r.turns)
@@ -286,7 +287,7 @@ def compare_views(ours: list[View], ref: list[View], *, ours_path: str = "ours",
         Measure("rating_ref", "offers to the highest rated, ref", ref_good, ref_offers),
     )
     c = tally.counts
-    aligned_differing = len({d for kind in KINDS for d in tally.dialogs[kind]}
+    aligned_differing = len({d for kind in DIFFERENCE_KINDS for d in tally.dialogs[kind]}
                             - tally.dialogs[MISALIGNED] - tally.dialogs[DIALOG_MISSING]
                             - tally.dialogs[EXTRA_DIALOG])
     accounting = (
@@ -301,7 +302,7 @@ def compare_views(ours: list[View], ref: list[View], *, ours_path: str = "ours",
                     (SLOT_DIFFERS, c[SLOT_DIFFERS]), ("in misaligned or missing dialogs", lost["calls"]))),
         Accounting("result_blocks", blocks_total - got["blocks"], ((RESULTS_DIFFER, c[RESULTS_DIFFER]),)),
     )
-    kinds = tuple(DifferenceKind(k, c[k], len(tally.dialogs[k]), tuple(tally.examples[k])) for k in KINDS)
+    kinds = tuple(DifferenceKind(k, c[k], len(tally.dialogs[k]), tuple(tally.examples[k])) for k in DIFFERENCE_KINDS)
     return CompareReport(ours_path, ref_path, len(ours), len(ref), kb_path, manifest_path,
                          measures, kinds, accounting, tuple(differing))
 

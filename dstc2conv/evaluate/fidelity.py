@@ -25,10 +25,10 @@ SYSTEM_MISSING = "system turn missing"
 EXTRA_SYSTEM = "extra system turn"
 USER_DIFFERS = "user turn differs"
 LENGTH_DIFFERS = "dialog length differs"
-OTHER = "other difference"
-KINDS = (MISALIGNED, DIALOG_MISSING, EXTRA_DIALOG, CALL_MISSING, EXTRA_CALL, SLOT_DROPPED,
-         SLOT_DIFFERS, RESULTS_DIFFER, SYSTEM_DIFFERS, SYSTEM_MISSING, EXTRA_SYSTEM,
-         USER_DIFFERS, LENGTH_DIFFERS, OTHER)
+OTHER_DIFFERENCE = "other difference"
+DIFFERENCE_KINDS = (MISALIGNED, DIALOG_MISSING, EXTRA_DIALOG, CALL_MISSING, EXTRA_CALL, SLOT_DROPPED,
+                    SLOT_DIFFERS, RESULTS_DIFFER, SYSTEM_DIFFERS, SYSTEM_MISSING, EXTRA_SYSTEM,
+                    USER_DIFFERS, LENGTH_DIFFERS, OTHER_DIFFERENCE)
 
 
 # ---------------------------------------------------------------------------------------
@@ -93,14 +93,14 @@ class Measure:
 
 @dataclass(frozen=True)
 class Example:
-    dialog: int               # position, from 1
+    position: int             # the dialog's position in the files, from 1
     ours_line: int | None
     ref_line: int | None
     session: str | None
     text: str
 
     def where(self) -> str:
-        parts = [f"dialog {self.dialog}"]
+        parts = [f"dialog {self.position}"]
         if self.ours_line is not None:
             parts.append(f"ours line {self.ours_line}")
         if self.ref_line is not None:
@@ -110,7 +110,7 @@ class Example:
         return ", ".join(parts)
 
     def to_dict(self) -> dict:
-        return {"dialog": self.dialog, "ours_line": self.ours_line, "ref_line": self.ref_line,
+        return {"dialog": self.position, "ours_line": self.ours_line, "ref_line": self.ref_line,
                 "session": self.session, "text": self.text}
 
 
@@ -144,7 +144,7 @@ class Accounting:
 @dataclass(frozen=True)
 class DiffSite:
     """A differing pair of dialogs, for showing as a unified diff."""
-    index: int                # position, from 1
+    position: int             # the dialog's position in the files, from 1
     ours: View | None
     ref: View | None
     session: str | None
@@ -152,7 +152,7 @@ class DiffSite:
     def diff(self, ours_path: str, ref_path: str) -> str:
         ref_lines, ref_start = _display(self.ref)
         ours_lines, ours_start = _display(self.ours)
-        head = [f"dialog {self.index}: ours line {ours_start or '-'}, ref line {ref_start or '-'}"
+        head = [f"dialog {self.position}: ours line {ours_start or '-'}, ref line {ref_start or '-'}"
                 + (f", {self.session}" if self.session else "")]
         body = difflib.unified_diff(ref_lines, ours_lines, f"ref  {ref_path}", f"ours {ours_path}",
                                     n=2, lineterm="")
@@ -163,7 +163,7 @@ class DiffSite:
         return "\n".join(head)
 
     def to_dict(self, ours_path: str, ref_path: str) -> dict:
-        return {"dialog": self.index, "session": self.session,
+        return {"dialog": self.position, "session": self.session,
                 "ours_line": self.ours.start if self.ours else None,
                 "ref_line": self.ref.start if self.ref else None,
                 "diff": self.diff(ours_path, ref_path)}

@@ -347,11 +347,6 @@ class Scored:
         """Per-turn accuracy (as the chosen match says), for the paired comparison."""
         return self.stats["accuracy"] if "accuracy" in self.stats else _accuracy_turns(self.inputs)
 
-    def of(self, positions: Sequence[int]) -> dict:
-        """The figures of some turns only (their positions)."""
-        turns = [self.inputs.turns[i] for i in positions]
-        return {n: METRICS[n].total([self.stats[n][i] for i in positions], turns) for n in self.names}
-
     def turn_columns(self, i: int) -> dict:
         out: dict = {}
         for name in self.names:

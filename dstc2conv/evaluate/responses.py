@@ -1,10 +1,12 @@
-"""Score predicted bot utterances against the bot turns of a task-6 file: per-response
-and per-dialog accuracy, per dialog system and per response kind, with a signature; and
+"""Accuracy of predicted bot utterances against the bot turns of a task-6 file: per
+response and per dialog, per dialog system and per response kind, with a signature; and
 the paired comparison of two sets of predictions (the turns that flipped, a paired
-bootstrap over dialogs). ``dstc2conv score``, ``rules score`` and ``ir`` all score here.
+bootstrap over dialogs). The other metrics, and accuracy under other matches, are the
+registry's (``metrics.py``).
 
 A prediction is right when it equals the gold bot utterance once both are stripped of
-surrounding whitespace; a dialog is right when every one of its bot turns is."""
+surrounding whitespace (``metrics.correct``); a dialog is right when every one of its
+bot turns is."""
 from __future__ import annotations
 
 import os
@@ -16,14 +18,11 @@ from typing import TYPE_CHECKING
 from ..errors import Dstc2ConvError
 from ..files import read_text
 from ..version import __version__
+from .metrics import correct
 from .response_kinds import NAMES, kind_of
 
 if TYPE_CHECKING:
     from ..task6.turns import BotTurn
-
-
-def correct(prediction: str, gold: str) -> bool:
-    return prediction.strip() == gold.strip()
 
 
 def outcomes(predictions: Sequence[str], turns: Sequence[BotTurn]) -> list[bool]:

@@ -71,21 +71,27 @@ def _entries(path: str, what: str) -> list[tuple[int, object]]:
     text = read_text(path, what)
     decoder = json.JSONDecoder()
     i = len(text) - len(text.lstrip("\ufeff \t\r\n"))
+    line = text.count("\n", 0, i) + 1
     if not text.startswith("[", i):
-        raise Dstc2ConvError(f"not {what}: expected a JSON array", path, text.count("\n", 0, i) + 1)
+        raise Dstc2ConvError(f"not {what}: expected a JSON array", path, line)
     i += 1
     out = []
     while True:
+        start = i
         while i < len(text) and text[i] in " \t\r\n,":
             i += 1
-        if text.startswith("]", i):
+        line += text.count("\n", start, i)
+        if i >= len(text) or text[i] == "]":
+            if i >= len(text):
+                raise Dstc2ConvError("not JSON (the array is not closed)", path, line)
             break
-        line = text.count("\n", 0, i) + 1
         try:
-            value, i = decoder.raw_decode(text, i)
+            value, end = decoder.raw_decode(text, i)
         except ValueError as exc:
-            raise Dstc2ConvError(f"not JSON ({exc.msg})", path, text.count("\n", 0, exc.pos) + 1) from None
+            raise Dstc2ConvError(f"not JSON ({exc.msg})", path, line + text.count("\n", i, exc.pos)) from None
         out.append((line, value))
+        line += text.count("\n", i, end)
+        i = end
     return out
 
 

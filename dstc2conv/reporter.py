@@ -1,0 +1,79 @@
+"""The one reporter of notes and progress: Python's ``logging``, configured by the CLI.
+
+Library code says what it read, chose or derived with ``note`` (the ``dstc2conv``
+logger) and how far long work has got with ``progress`` (``dstc2conv.progress``); it
+never prints. Nothing is shown unless a caller asks: the CLI wraps a command in
+``reporting``, which shows notes on stderr unless ``--quiet``, and progress only when
+stderr is a terminal. A library user may attach handlers of their own to these loggers.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+NOTES = logging.getLogger("dstc2conv")
+PROGRESS = logging.getLogger("dstc2conv.progress")
+_OFF = logging.CRITICAL + 1
+
+
+def note(message: str) -> None:
+    """A note for the user: what was read, chosen or derived."""
+    NOTES.info(message)
+
+
+def progress(message: str) -> None:
+    """A line on how far long work has got."""
+    PROGRESS.info(message)
+
+
+class _Stderr(logging.Handler):
+    """Each message as it is, a line on whatever ``sys.stderr`` is when it is written."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(record.getMessage(), file=sys.stderr, flush=True)
+
+
+@contextmanager
+def reporting(notes: bool = True, progress: bool | None = None) -> Iterator[None]:
+    """Within the block, show notes (``notes``) and progress (``progress``; None: when
+    stderr is a terminal and notes are shown) on stderr; then as it was before."""
+    if progress is None:
+        progress = notes and sys.stderr.isatty()
+    handler = _Stderr()
+    saved = NOTES.level, NOTES.propagate, PROGRESS.level
+    NOTES.addHandler(handler)
+    NOTES.setLevel(logging.INFO if notes else _OFF)
+    NOTES.propagate = False
+    PROGRESS.setLevel(logging.INFO if progress else _OFF)
+    try:
+        yield
+    finally:
+        NOTES.removeHandler(handler)
+        NOTES.setLevel(saved[0])
+        NOTES.propagate = saved[1]
+        PROGRESS.setLevel(saved[2])
+
+
+class _Stopwatch(logging.Filter):
+    def __init__(self, name: str):
+        super().__init__()
+        self.label, self.started = name, time.perf_counter()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = f"{self.label}: {record.getMessage()} ({time.perf_counter() - self.started:.1f} s)", ()
+        return True
+
+
+@contextmanager
+def stopwatch(name: str) -> Iterator[None]:
+    """Within the block, each progress line reads ``<name>: <message> (<seconds> s)``,
+    the seconds since the block began."""
+    watch = _Stopwatch(name)
+    PROGRESS.addFilter(watch)
+    try:
+        yield
+    finally:
+        PROGRESS.removeFilter(watch)
