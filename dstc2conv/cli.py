@@ -12,6 +12,7 @@ import os
 import sys
 
 from .errors import Dstc2ConvError
+from .files import guarded
 from .version import __version__
 
 SPLITS = ("train", "dev", "test", "all")
@@ -163,8 +164,10 @@ def run(argv: list[str] | None = None) -> int:
     """Run the CLI in-process; return the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    _printable_paths()
     try:
-        return args.func(args)
+        with guarded():    # no command writes over a file it reads
+            return args.func(args)
     except Dstc2ConvError as exc:
         print(f"dstc2conv: error: {exc}", file=sys.stderr)
         return 2
@@ -172,6 +175,15 @@ def run(argv: list[str] | None = None) -> int:
         # outputs are written whole or not at all (a build's set, next build finishing it)
         print("dstc2conv: interrupted: what was being written is left as it was", file=sys.stderr)
         return 130
+
+
+def _printable_paths() -> None:
+    """Let a strict UTF-8 stdout print paths that are not UTF-8 (the bytes as they are,
+    as ``ls`` does) and any other stdout print what it cannot encode escaped."""
+    out = sys.stdout
+    if getattr(out, "errors", None) == "strict" and hasattr(out, "reconfigure"):
+        utf8 = (out.encoding or "").lower().replace("-", "") == "utf8"
+        out.reconfigure(errors="surrogateescape" if utf8 else "backslashreplace")
 
 
 BROKEN_PIPE = 141

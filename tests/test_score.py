@@ -124,9 +124,10 @@ def test_score_cli_by_hand(tmp_path, capsys):
     assert {k: got[k] for k in ("responses", "correct", "dialogs", "dialogs_correct")} == {
         "responses": 11, "correct": 7, "dialogs": 3, "dialogs_correct": 1}
     assert got["per_response"] == pytest.approx(7 / 11) and got["per_dialog"] == pytest.approx(1 / 3)
-    # by default every text metric (no KB here: no entity metric, no task success)
+    # by default every text metric, with the shipped KB (none given, none beside the manifest)
     assert got["signature"].startswith("data:") and got["signature"].endswith(
-        "|match:strip|bleu:lc,tok=space,order=4,nrefs=1|api_call|version:" + __version__)
+        "|match:strip|bleu:lc,tok=space,order=4,nrefs=1|entity_f1_mem2seq|entity_micro|entity_recall|api_call|"
+        "task_success|kb:cae1e86f50c4|version:" + __version__)
     # S0: dialogs 1 (3/6 right) and 3 (2/2); S1: dialog 2 (2/3)
     assert got["by_system"] == {
         "S0": {"per_response": 5 / 8, "per_dialog": 0.5, "responses": 8, "correct": 5, "dialogs": 2,
