@@ -95,24 +95,25 @@ def turns(source: Path | Sequence[Dialog]) -> list[BotTurn]:
 
 def build(*, split: str, raw: Path | Sequence[Path] = (), out: Path = "outputs", seed: int = 0,
           kb: Path | None = None, partition: str = "published", user: str = "transcription",
-          jobs: int | None = None, replace: bool = False,
+          jobs: int | None = None, replace: bool = False, export: Sequence[str] = (),
           log: Callable[[str], None] | None = None, progress: Callable[[str], None] | None = None) -> BuildResult:
     """``dstc2conv build``, its options as keywords (``jobs`` None: the command's default,
     2 processes, or 1 on a one-core machine). Returns the written paths (``written``) and
-    the manifest (``manifest``; ``manifest.to_json()`` is the text of manifest.json). ``log`` and ``progress`` receive the notes and
-    the progress lines the command prints on stderr; by default nothing is said."""
+    the manifest (``manifest``; ``manifest.to_json()`` is the text of manifest.json).
+    ``export``: formats to export beside the task-6 files (``jsonl``, ``deeppavlov``).
+    ``log`` and ``progress`` receive the notes and the progress lines the command prints
+    on stderr; by default nothing is said."""
     from ..build.pipeline import BuildOptions
     from ..build.pipeline import build as run_build
+    from ..reporter import reporting_to
 
     raws = (raw,) if isinstance(raw, (str, os.PathLike)) else tuple(raw)
     options = BuildOptions(split=split, raw=tuple(os.fspath(r) for r in raws), out=os.fspath(out), seed=seed,
                            kb=None if kb is None else os.fspath(kb), partition=partition, user=user,
-                           jobs=min(2, os.cpu_count() or 1) if jobs is None else jobs, replace=replace)
-    return run_build(options, log=log or _silent, progress=progress or _silent)
-
-
-def _silent(_message: str) -> None:
-    pass
+                           jobs=min(2, os.cpu_count() or 1) if jobs is None else jobs, replace=replace,
+                           exports=tuple(export))
+    with reporting_to(notes=log, progress=progress):
+        return run_build(options)
 
 
 def compare(ours: Path, ref: Path, *, kb: Path | None = None, manifest: Path | None = None) -> CompareReport:
