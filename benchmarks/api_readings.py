@@ -8,8 +8,8 @@ For each reading, on the published train and dev split, as ``dstc2conv compare``
 measures them: api_call lines identical, and dialogs identical. Every reading but the
 second and third goes through the converter's fitting of the values to the offer
 (``apicall.offer_values``). The first row is the converter's rule
-(``dstc2conv.convert.apicall``: the ontology's values found in what the user said); the README's
-table comes from this script. Then, per DSTC2 dialog manager: the "cannot
+(``dstc2conv.convert.apicall``: the ontology's values found in what the user said); the table of
+docs/design.md ("Other readings of the api_call values") comes from this script. Then, per DSTC2 dialog manager: the "cannot
 help" turns at which a call would be written if every system's counted as the MDP
 system's, and how many of them have a call in the published files.
 """

@@ -2,7 +2,7 @@
 """Time `dstc2conv build --split all` against two floors, in one run.
 
     python benchmarks/bench_build.py [--raw ../shared/dstc2/dstc2_traindev.tar.gz] [--repeat 5] [--jobs N]
-                                     [--baseline DIR]
+                                     [--baseline DIR] [--export FORMAT ...]
 
 Runs, alternately and `--repeat` times each, after one untimed run (which compiles the
 modules, as an installed package has them, and brings the tarball into the page cache):
@@ -113,9 +113,12 @@ def run(cmd: list[str], memory: bool = False, source: str | None = None,
     return seconds, total >> 20, largest >> 20, out
 
 
+EXPORTS: list[str] = []   # --export FORMAT, given to every build
+
+
 def build_cmd(raw: str, out: str, jobs: int | None) -> list[str]:
     cmd = [sys.executable, "-m", "dstc2conv", "build", "--split", "all", "--raw", raw, "--out", out]
-    return cmd + (["--jobs", str(jobs)] if jobs else [])
+    return cmd + (["--jobs", str(jobs)] if jobs else []) + [a for name in EXPORTS for a in ("--export", name)]
 
 
 def subset(members: list, sessions: list[str], every: int, path: str) -> int:
@@ -144,11 +147,14 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--jobs", type=int, help="--jobs for the build (default: the build's own)")
     parser.add_argument("--no-scaling", action="store_true", help="leave out the quarter and half builds")
+    parser.add_argument("--export", action="append", default=[], metavar="FORMAT",
+                        help="build with --export FORMAT too (repeatable): the cost of the exports")
     parser.add_argument("--baseline", metavar="DIR",
                         help="a dstc2conv source tree (another version) whose build is timed alternately with this one")
     args = parser.parse_args()
     if args.baseline and not os.path.isfile(os.path.join(args.baseline, "dstc2conv", "cli.py")):
         sys.exit(f"{args.baseline}: not a dstc2conv source tree")
+    EXPORTS.extend(args.export)
     for path in (args.raw, args.floor):
         if not os.path.exists(path):
             sys.exit(f"{path}: not found")

@@ -5,7 +5,7 @@
         [--data ../shared/reference/dialog-babi-task6-dstc2-trn.txt] \\
         [--held-out ../shared/reference/dialog-babi-task6-dstc2-dev.txt] [--budget 20]
 
-The manifest of a build of the same split (`dstc2conv build`, see the README) tells
+The manifest of a build of the same split (`dstc2conv build`, see docs/building.md) tells
 which system each dialog of --data came from (default: manifest.json beside --data, if
 it lists the file). The published train file holds the MDP system's (S0) dialogs and a
 POMDP system's (S1). For the rules (--rules, default the shipped ones) as they are, then

@@ -12,6 +12,7 @@ import os
 import sys
 
 from .errors import Dstc2ConvError
+from .files import guarded
 from .version import __version__
 
 SPLITS = ("train", "dev", "test", "all")
@@ -100,10 +101,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0,
                    help="seed for the random ratings and the random partition (default: 0)")
     p.add_argument("--kb", metavar="FILE",
-                   help="KB file in the published format to draw results from, or 'logs': a KB built from the "
-                        "system's acts in the logs of every call the inputs hold (default: without --raw, "
-                        "data_raw/dialog-babi-task6-dstc2-kb.txt if present; else the published KB shipped "
-                        "with dstc2conv)")
+                   help="KB file in the published format to draw results from; 'shipped': the published KB "
+                        "shipped with dstc2conv; 'logs': a KB built from the system's acts in the logs of every "
+                        "call the inputs hold (default: without --raw, data_raw/dialog-babi-task6-dstc2-kb.txt if "
+                        "present; else shipped; logs for the sample built when there is no DSTC2 data)")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--partition", choices=("published", "dstc2", "random"), default="published",
                        help="which calls go into which split: published (default: DSTC2's train and dev "
@@ -163,8 +164,10 @@ def run(argv: list[str] | None = None) -> int:
     """Run the CLI in-process; return the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    _printable_paths()
     try:
-        return args.func(args)
+        with guarded():    # no command writes over a file it reads
+            return args.func(args)
     except Dstc2ConvError as exc:
         print(f"dstc2conv: error: {exc}", file=sys.stderr)
         return 2
@@ -172,6 +175,15 @@ def run(argv: list[str] | None = None) -> int:
         # outputs are written whole or not at all (a build's set, next build finishing it)
         print("dstc2conv: interrupted: what was being written is left as it was", file=sys.stderr)
         return 130
+
+
+def _printable_paths() -> None:
+    """Let a strict UTF-8 stdout print paths that are not UTF-8 (the bytes as they are,
+    as ``ls`` does) and any other stdout print what it cannot encode escaped."""
+    out = sys.stdout
+    if getattr(out, "errors", None) == "strict" and hasattr(out, "reconfigure"):
+        utf8 = (out.encoding or "").lower().replace("-", "") == "utf8"
+        out.reconfigure(errors="surrogateescape" if utf8 else "backslashreplace")
 
 
 BROKEN_PIPE = 141

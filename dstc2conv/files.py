@@ -1,50 +1,177 @@
-"""Small file helpers shared by the commands: read with a clear error, hash, write atomically."""
+"""Reading and writing files safely: bounded reads, JSON that cannot crash, and writes
+that never replace a file the command reads.
+
+Every file a command reads goes through ``read_bytes`` / ``read_text`` / ``read_json``:
+a regular file up to ``limits.MAX_FILE``, or a pipe (``<(cat file)``) read up to the
+same bound; anything else (``/dev/zero``, a socket) is refused before it is read.
+Inside ``guarded()`` (the CLI runs every command in it) the identity of each regular
+file read is kept, and ``check_writable`` / ``write_text_atomic`` refuse to write over
+any of them: the same file by another name (a link, ``./x``) is the same file.
+"""
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import os
+import stat
 import sys
 
 from .errors import Dstc2ConvError
+from .limits import MAX_FILE, MB
+
+_read: dict | None = None    # inside guarded(): (device, inode) -> {absolute path: path as given} it was read by
+_digests: dict = {}          # inside guarded(): absolute path -> SHA-256 of the bytes read from it
 
 
-def read_bytes(path: str) -> bytes:
+@contextlib.contextmanager
+def guarded():
+    """Within this block, remember every file read, and refuse to write over one of them."""
+    global _read, _digests
+    outer, _read = (_read, _digests), {}
+    _digests = {}
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except OSError as exc:
-        raise Dstc2ConvError(f"cannot read: {exc.strerror}", path) from None
+        yield
+    finally:
+        _read, _digests = outer
 
 
-def read_text(path: str, what: str) -> str:
-    """The text of a UTF-8 file, its line ends as they are; Dstc2ConvError, one line
-    naming the file, if it cannot be read (``what``: what it should be, for a folder)."""
+def _kind(mode: int) -> str:
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _too_big(limit: int) -> str:
+    return f"larger than the {limit // MB} MB an input may be"
+
+
+def read_bytes(path: str, what: str = "a file", limit: int = MAX_FILE, is_input: bool = True) -> bytes:
+    """The bytes of a regular file or a pipe, at most ``limit`` of them; Dstc2ConvError,
+    one line naming the file, for anything else (a folder, a device, a larger file).
+    ``is_input``: remember it, in ``guarded()``, as a file not to write over (not so for
+    an output read to compare it with its new text)."""
     try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            return fh.read()
-    except UnicodeDecodeError as exc:
-        raise Dstc2ConvError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path) from None
+        fh = open(path, "rb")
     except IsADirectoryError:
         raise Dstc2ConvError(f"is a directory, not {what}", path) from None
     except OSError as exc:
-        raise Dstc2ConvError(f"cannot read: {exc.strerror}", path) from None
+        raise Dstc2ConvError(f"cannot read: {exc.strerror or exc}", path) from None
+    with fh:
+        try:
+            info = os.fstat(fh.fileno())
+            if stat.S_ISDIR(info.st_mode):
+                raise Dstc2ConvError(f"is a directory, not {what}", path)
+            if not (stat.S_ISREG(info.st_mode) or stat.S_ISFIFO(info.st_mode)):
+                raise Dstc2ConvError(f"{_kind(info.st_mode)}, not {what}: give a file", path)
+            if info.st_size > limit:
+                raise Dstc2ConvError(_too_big(limit), path)
+            data = fh.read(limit + 1)
+        except OSError as exc:
+            raise Dstc2ConvError(f"cannot read: {exc.strerror or exc}", path) from None
+    if len(data) > limit:
+        raise Dstc2ConvError(_too_big(limit), path)
+    if is_input and _read is not None:
+        _digests[os.path.abspath(path)] = hashlib.sha256(data).hexdigest()
+        if stat.S_ISREG(info.st_mode):
+            _read.setdefault((info.st_dev, info.st_ino), {}).setdefault(os.path.abspath(path), path)
+    return data
+
+
+def read_text(path: str, what: str = "a file", limit: int = MAX_FILE, is_input: bool = True) -> str:
+    """The text of a UTF-8 file (``read_bytes``), its line ends as they are; Dstc2ConvError,
+    one line naming the file, if it cannot be read (``what``: what it should be)."""
+    return decode(read_bytes(path, what, limit, is_input), path)
+
+
+def decode(data: bytes, path: str) -> str:
+    """UTF-8 bytes as text; Dstc2ConvError naming ``path`` and the byte if they are not."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Dstc2ConvError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path) from None
+
+
+def parse_json(text: str | bytes, path: str, what: str = "JSON"):
+    """The value of JSON text; Dstc2ConvError naming ``path`` if it is malformed or
+    nested too deeply for Python to read."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise Dstc2ConvError(f"malformed {what}: nested too deeply", path) from None
+    except UnicodeDecodeError as exc:
+        raise Dstc2ConvError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path) from None
+    except ValueError as exc:
+        raise Dstc2ConvError(f"malformed {what}: {exc}", path) from None
+
+
+def read_json(path: str, what: str = "JSON", limit: int = MAX_FILE):
+    """The value of a JSON file (``read_text``, ``parse_json``)."""
+    return parse_json(read_text(path, f"a {what} file", limit), path, what)
 
 
 def sha256_file(path: str) -> str:
+    """The SHA-256 of a file: of the bytes this command read from it, if it did (a pipe
+    cannot be read twice), else of the regular file it is."""
+    if _read is not None and os.path.abspath(path) in _digests:
+        return _digests[os.path.abspath(path)]
     digest = hashlib.sha256()
     try:
         with open(path, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise Dstc2ConvError(f"{_kind(os.fstat(fh.fileno()).st_mode)}: give a file", path)
             for block in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(block)
     except OSError as exc:
-        raise Dstc2ConvError(f"cannot read: {exc.strerror}", path) from None
+        raise Dstc2ConvError(f"cannot read: {exc.strerror or exc}", path) from None
     return digest.hexdigest()
 
 
-def write_text_atomic(path: str, text: str) -> None:
+def _identity(path: str) -> tuple[int, int] | None:
+    """(device, inode) of the regular file ``path`` names, links followed; None if none."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISREG(info.st_mode) else None
+
+
+def same_file(a: str, b: str) -> bool:
+    """Whether two paths name one regular file (links followed, by device and inode)."""
+    identity = _identity(a)
+    return identity is not None and identity == _identity(b)
+
+
+def refuse_inputs(path: str, inputs: tuple = (), updates: bool = False) -> None:
+    """Raise Dstc2ConvError if ``path`` is one of ``inputs`` or a file read so far in
+    ``guarded()``: writing it would destroy an input. ``updates``: ``path`` is a file the
+    command reads in order to rewrite it (the score history); it may have been read by
+    that name, never by another."""
+    identity = _identity(path)
+    if identity is None:
+        return
+    for given in inputs:
+        if given and _identity(os.fspath(given)) == identity:
+            raise Dstc2ConvError(f"cannot write: it is the input {given}, which would be overwritten", path)
+    others = dict(_read.get(identity, {})) if _read else {}
+    if updates:
+        others.pop(os.path.abspath(path), None)
+    if others:
+        raise Dstc2ConvError(f"cannot write: it is the input {others[min(others)]}, which would be overwritten",
+                             path)
+
+
+def write_text_atomic(path: str, text: str, updates: bool = False) -> None:
     """Write to a temporary file beside ``path``, then rename it over ``path``. A symbolic
     link is followed (the file it names is replaced, the link stays); a path that is not a
-    regular file (``/dev/stdout``, a pipe) is written directly."""
+    regular file (``/dev/stdout``, a pipe) is written directly. A file read by this
+    command is not written over (``refuse_inputs``; ``updates``: but for ``path`` itself,
+    read to be rewritten)."""
+    refuse_inputs(path, updates=updates)
     target = os.path.realpath(path)
     if os.path.exists(target) and not os.path.isfile(target):
         if os.path.isdir(target):
@@ -68,11 +195,10 @@ def write_text_atomic(path: str, text: str) -> None:
 
 def check_writable(path: str, inputs: tuple = ()) -> None:
     """Raise Dstc2ConvError now, before any work, if ``path`` cannot be written: a folder,
-    a file whose folder does not exist, or one of ``inputs`` (it would be overwritten)."""
+    a file whose folder does not exist, or one of ``inputs`` or of the files read so far
+    (it would be overwritten)."""
+    refuse_inputs(path, inputs)
     target = os.path.realpath(path)
-    for given in inputs:
-        if given and os.path.realpath(given) == target:
-            raise Dstc2ConvError(f"cannot write: it is the input {given}, which would be overwritten", path)
     if os.path.isdir(target):
         raise Dstc2ConvError("cannot write: it is a folder", path)
     folder = os.path.dirname(target) or "."

@@ -36,6 +36,40 @@ class _Stderr(logging.Handler):
         print(record.getMessage(), file=sys.stderr, flush=True)
 
 
+class _Call(logging.Handler):
+    """Each message handed to a function."""
+
+    def __init__(self, function) -> None:
+        super().__init__()
+        self.function = function
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.function(record.getMessage())
+
+
+@contextmanager
+def reporting_to(notes=None, progress=None) -> Iterator[None]:
+    """Within the block, hand each note to ``notes`` and each progress line to
+    ``progress`` (functions of one text; None: not shown); then as it was before."""
+    handlers = [(logger, _Call(function)) for logger, function in ((NOTES, notes), (PROGRESS, progress))
+                if function is not None]
+    saved = NOTES.level, NOTES.propagate, PROGRESS.level, PROGRESS.propagate
+    for logger, handler in handlers:
+        logger.addHandler(handler)
+    NOTES.setLevel(logging.INFO if notes else _OFF)
+    NOTES.propagate = PROGRESS.propagate = False
+    PROGRESS.setLevel(logging.INFO if progress else _OFF)
+    try:
+        yield
+    finally:
+        for logger, handler in handlers:
+            logger.removeHandler(handler)
+        NOTES.setLevel(saved[0])
+        NOTES.propagate = saved[1]
+        PROGRESS.setLevel(saved[2])
+        PROGRESS.propagate = saved[3]
+
+
 @contextmanager
 def reporting(notes: bool = True, progress: bool | None = None) -> Iterator[None]:
     """Within the block, show notes (``notes``) and progress (``progress``; None: when

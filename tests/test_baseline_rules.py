@@ -296,7 +296,7 @@ S0_TRAIN_DIALOGS = 467      # the published train file: the MDP system's (S0) di
 
 def test_shipped_rules_on_the_published_files():
     """The shipped rules' exact scores: a change to the rules or the engine that moves
-    one turn shows here (a change meant to do so updates the figures, and the README's)."""
+    one turn shows here (a change meant to do so updates the figures, and docs/rules.md's)."""
     dev = need(REFERENCE / "dialog-babi-task6-dstc2-dev.txt")
     train = need(REFERENCE / "dialog-babi-task6-dstc2-trn.txt")
     compiled = Compiled(load_rules(ROOT / "rules" / "dstc2.yaml"))

@@ -95,7 +95,7 @@ def commands_of(block: Block) -> list[Command]:
     while i < len(lines):
         if not lines[i].startswith("$ "):
             if lines[i].strip():
-                raise ValueError(f"line {block.line + 1 + i}: output before any `$ ` command: {lines[i]!r}")
+                raise ValueError(f"{block.line + 1 + i}: output before any `$ ` command: {lines[i]!r}")
             i += 1
             continue
         start = i
@@ -154,10 +154,13 @@ def run_command(command: Command, folder: Path, env: dict[str, str], page: str) 
     stdout is not the page's. Returns the folder the command ended in (a ``cd`` carries over)."""
     where = folder / ".cwd-after"
     script = f"{command.command}\n__status=$?\npwd > '{where}'\nexit $__status\n"
-    done = subprocess.run(["bash", "-c", script], cwd=folder, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    header = f"{page}:{command.line}: $ {command.command}"
+    try:
+        done = subprocess.run(["bash", "-c", script], cwd=folder, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{header}\nstill running after {TIMEOUT} s", pytrace=False)
     after = Path(where.read_text().strip()) if where.exists() else folder
     where.unlink(missing_ok=True)
-    header = f"{page}:{command.line}: $ {command.command}"
     if done.returncode != command.exit_code:
         pytest.fail(f"{header}\nexited {done.returncode}, the page expects {command.exit_code}\n"
                     f"stdout:\n{done.stdout[-3000:]}\nstderr:\n{done.stderr[-3000:]}", pytrace=False)
@@ -209,7 +212,11 @@ def run_page(text: str, page: str, folder: Path, monkeypatch) -> int:
         if not block.run:
             continue
         if block.lang == "console":
-            for command in commands_of(block):
+            try:
+                commands = commands_of(block)
+            except ValueError as err:
+                pytest.fail(f"{page}:{err}", pytrace=False)
+            for command in commands:
                 cwd = run_command(command, cwd, env, page)
             ran += 1
         elif block.lang == "python":
@@ -333,3 +340,20 @@ def test_the_venvs_dstc2conv_is_on_path(tmp_path, monkeypatch):
     run_page(page, "page.md", tmp_path, monkeypatch)
     found = subprocess.run(["bash", "-c", "command -v dstc2conv"], env=_environment(), capture_output=True, text=True)
     assert found.stdout.strip() == str(Path(sys.executable).parent / "dstc2conv")
+
+
+def test_the_corpus_setup_links_the_shared_files(tmp_path, monkeypatch):
+    page = ("<!-- setup: corpus -->\n```console\n$ ls data_raw published\ndata_raw:\ndstc2_traindev.tar.gz\n\n"
+            "published:\ndialog-babi-task6-dstc2-dev.txt\ndialog-babi-task6-dstc2-kb.txt\ndialog-babi-task6-dstc2-trn.txt\n```\n")
+    run_page(page, "page.md", tmp_path, monkeypatch)
+    assert (tmp_path / "data_raw" / TRAINDEV.name).resolve() == TRAINDEV.resolve()
+
+
+def test_without_the_setup_the_folder_is_empty(tmp_path, monkeypatch):
+    run_page("```console\n$ ls -A | wc -l\n0\n```\n", "page.md", tmp_path, monkeypatch)
+
+
+def test_output_before_any_command_is_an_error_naming_the_line(tmp_path, monkeypatch):
+    with pytest.raises(pytest.fail.Exception) as failed:
+        run_page("Text.\n\n```console\nhello\n$ true\n```\n", "page.md", tmp_path, monkeypatch)
+    assert str(failed.value) == "page.md:4: output before any `$ ` command: 'hello'"

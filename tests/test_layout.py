@@ -1,6 +1,6 @@
 """The package's layout: one package per stage of the pipeline, imports only running down.
 
-A package may import the foundation (``errors``, ``files``), itself, and the packages of
+A package may import the foundation (``errors``, ``files``, ``limits``), itself, and the packages of
 the stages before it; never one after it. No two modules import each other, directly or
 through others. Each package says its purpose in one line at its top.
 """
@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent / "dstc2conv"
 
 # The pipeline, first to last: each entry may import those before it.
 LAYERS = (
-    ("errors", "files", "version", "reporter"),
+    ("errors", "files", "limits", "reporter", "version"),
     ("task6",),
     ("dstc2",),
     ("convert",),

@@ -295,7 +295,7 @@ def test_dstc6_round_trip(files, capsys):
 # ---------------------------------------------------------------- the CLI
 
 
-def test_default_metrics_and_the_signature(files, capsys):
+def test_default_metrics_and_the_signature(files, capsys, monkeypatch):
     code, out, _ = _score(capsys, files / "preds.txt", files / "ref.txt", "--kb", files / "kb.txt")
     lines = out.splitlines()
     assert code == 0
@@ -313,8 +313,13 @@ def test_default_metrics_and_the_signature(files, capsys):
     kb_sha = entities.sha256_file(str(files / "kb.txt"))
     assert lines[8].endswith(f"|match:strip|bleu:lc,tok=space,order=4,nrefs=1|entity_f1_mem2seq|entity_micro|"
                              f"entity_recall|api_call|task_success|kb:{kb_sha[:12]}|version:0.1.0")
-    # without a KB (none given, none beside REF): no entity metric, no task success
+    # none given, no manifest: the published KB shipped with dstc2conv, named in the signature
     (files / "kb.txt").rename(files / "kb-elsewhere.txt")
+    code, out, _ = _score(capsys, files / "preds.txt", files / "ref.txt", "--json")
+    shipped = entities.sha256_file(entities.shipped_kb())
+    assert "entity_micro" in json.loads(out) and f"|kb:{shipped[:12]}|" in json.loads(out)["signature"]
+    # and were it missing (an install without its data): no entity metric, no task success
+    monkeypatch.setattr(entities, "shipped_kb", lambda: None)
     code, out, _ = _score(capsys, files / "preds.txt", files / "ref.txt", "--json")
     assert "entity_micro" not in json.loads(out) and "api_call" in json.loads(out)
     # the published KB's name beside REF is found
@@ -324,7 +329,8 @@ def test_default_metrics_and_the_signature(files, capsys):
     assert got["entity_recall"]["recall"] == 0.75 and "per_response" not in got
 
 
-def test_bad_metrics_and_template_without_a_kb(files, capsys):
+def test_bad_metrics_and_template_without_a_kb(files, capsys, monkeypatch):
+    monkeypatch.setattr(entities, "shipped_kb", lambda: None)   # an install without its data
     code, out, err = _score(capsys, files / "preds.txt", files / "ref.txt", "--metrics", "accuracy,blue")
     assert (code, out) == (2, "") and err == "dstc2conv: error: --metrics: no metric 'blue' (did you mean bleu?)\n"
     code, _, err = _score(capsys, files / "preds.txt", files / "ref.txt", "--metrics", "hits@1")

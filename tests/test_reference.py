@@ -8,7 +8,7 @@ from conftest import REFERENCE, TRAINDEV, need
 from dstc2conv.build.pipeline import BuildOptions, build
 from dstc2conv.evaluate.align import compare_files
 
-# Measure key -> the rate a build must keep (README: "Fidelity"): the targets, and for
+# Measure key -> the rate a build must keep (docs/building.md: "Fidelity"): the targets, and for
 # api_calls the 86% that the build now meets on both files (target 85%).
 TARGETS = {
     "system_turns": 0.995,

@@ -228,7 +228,7 @@ def test_without_the_ontology_only_unmentioned_multiword_values_differ(kb_from):
                 for value in unmentioned:
                     fixed = fixed.replace(value, value.replace(" ", "_"))
                 assert fixed == a, (session, a, b)
-    assert differ == (0 if kb_from == "published" else 2)   # README: "pizza hut", said twice
+    assert differ == (0 if kb_from == "published" else 2)   # docs/building.md: "pizza hut", said twice
 
 
 def test_kb_from_the_logs_holds_the_offered_restaurants(tmp_path, capsys):

@@ -124,9 +124,10 @@ def test_score_cli_by_hand(tmp_path, capsys):
     assert {k: got[k] for k in ("responses", "correct", "dialogs", "dialogs_correct")} == {
         "responses": 11, "correct": 7, "dialogs": 3, "dialogs_correct": 1}
     assert got["per_response"] == pytest.approx(7 / 11) and got["per_dialog"] == pytest.approx(1 / 3)
-    # by default every text metric (no KB here: no entity metric, no task success)
+    # by default every text metric, with the shipped KB (none given, none beside the manifest)
     assert got["signature"].startswith("data:") and got["signature"].endswith(
-        "|match:strip|bleu:lc,tok=space,order=4,nrefs=1|api_call|version:" + __version__)
+        "|match:strip|bleu:lc,tok=space,order=4,nrefs=1|entity_f1_mem2seq|entity_micro|entity_recall|api_call|"
+        "task_success|kb:cae1e86f50c4|version:" + __version__)
     # S0: dialogs 1 (3/6 right) and 3 (2/2); S1: dialog 2 (2/3)
     assert got["by_system"] == {
         "S0": {"per_response": 5 / 8, "per_dialog": 0.5, "responses": 8, "correct": 5, "dialogs": 2,
@@ -278,7 +279,7 @@ def test_better_everywhere_gives_a_positive_interval():
 
 
 def test_the_bootstrap_is_the_documented_procedure():
-    """Redone here as the README states it: Random(seed).choices(range(D), k=D) per
+    """Redone here as docs/design.md states it: Random(seed).choices(range(D), k=D) per
     resample, (B right - A right) / turns over the dialogs drawn, the (k+1)-th smallest and
     largest with k = floor(0.025 N), the share of differences <= 0."""
     sizes = [1, 2, 3, 2, 4]

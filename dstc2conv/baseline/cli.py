@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import Dstc2ConvError
-from ..files import check_writable, write_stdout, write_text_atomic
+from ..files import check_writable, read_text, write_stdout, write_text_atomic
 from ..reporter import reporting
 from .objectives import OBJECTIVES
 from .problems import count
@@ -154,9 +154,6 @@ def _cmd_score(args) -> int:
 
 
 def _score_flags(args) -> None:
-    for flag, value in (("--flips", args.flips), ("--context", args.context)):
-        if value < 0:
-            raise Dstc2ConvError(f"{flag} {value}: give 0 or more")
     if args.no_history and (args.save or args.against in ("last", "best")):
         raise Dstc2ConvError(f"{'--save' if args.save else '--against ' + args.against} needs the score history "
                              "(not --no-history)")
@@ -225,9 +222,9 @@ def _baseline(args, setup: _Scoring, ruleset) -> _Baseline | None:
             raise Dstc2ConvError(f"--against {against}: {what}", setup.data)
         label = against or "last"
         where = "" if against != "best" else f" of {os.path.relpath(find.rules)}"
+        scored = history.scored(find, len(setup.turns))
         _say(args, f"comparing with the scoring{where} of {find.time}")
-        return _Baseline(label, f"{label}: rules:{find.sha256[:12]}{where}", find.to_score(),
-                         history.scored(find, len(setup.turns)))
+        return _Baseline(label, f"{label}: rules:{find.sha256[:12]}{where}", find.to_score(), scored)
     if against == "shipped" or (history is None or against not in history.pinned):
         if against == "shipped":
             path, described = shipped_rules(), "shipped: the rules shipped with dstc2conv"
@@ -352,6 +349,8 @@ def _cmd_predict(args) -> int:
     if args.out != "-":
         check_writable(args.out, (args.data, args.rules))
     ruleset, turns = _load(args)
+    if args.out != "-":
+        check_writable(args.out)    # nor the ontology the rules name
     predictions = _predict(ruleset, turns)
     text = "".join(p.text.replace("\n", " ") + "\n" for p in predictions)
     if args.out == "-":
@@ -391,9 +390,11 @@ def _cmd_report(args) -> int:
     top = args.top or (None if to_csv else 15)
     sections = tables(predict(compiled, turns), turns, compiled, top=top, systems=systems)
     if to_csv:
-        for table in sections:
-            path = os.path.join(args.out, f"{table.name}.csv")
-            write_text_atomic(path, as_csv(table))
+        from ..build.output_set import OutputFolder
+
+        with OutputFolder(args.out) as folder:   # all the CSV files, or none (as a build's set)
+            written = folder.commit({f"{table.name}.csv": as_csv(table) for table in sections})
+        for path, table in zip(written, sections):
             print(path)
             if table.more:
                 _say(args, f"{path}: {table.more_note()}")
@@ -438,8 +439,9 @@ def _cmd_tune(args) -> int:
     name = os.path.basename(args.data).lower()
     if ("tst" in name or "test" in name) and not args.force:
         raise Dstc2ConvError("refusing to tune on what looks like a test split (use --force to insist)", args.data)
-    check_writable(args.out)
+    check_writable(args.out, (args.data, args.rules, args.manifest))
     ruleset, turns, sessions = _load_systems(args)
+    check_writable(args.out)    # nor the ontology the rules name, nor the manifest beside the data
     copy = _ontology_copy(ruleset, args.out)
     if sessions is not None and not args.force:
         if sessions.split == "test":
@@ -455,8 +457,7 @@ def _cmd_tune(args) -> int:
     with reporting(notes=not args.quiet):   # tune's progress, when stderr is a terminal
         tuned = tune(ruleset, turns, budget_seconds=args.budget, systems=sessions.systems if sessions else None,
                      objective=args.objective)
-    with open(args.rules, encoding="utf-8", newline="") as fh:
-        text = write_tuned(fh.read(), ruleset, tuned)
+    text = write_tuned(read_text(args.rules, "a rule file"), ruleset, tuned)
     write_text_atomic(args.out, text)
     if copy:
         _copy(*copy, args.out)
@@ -515,6 +516,21 @@ def _copy(source: str, target: str, tuned: str) -> None:
                              f"looks for it ({exc.strerror}): copy it yourself", target) from None
 
 
+def at_least(least: int):
+    """An argparse type: a whole number, ``least`` or more."""
+    import argparse
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{value}: give {least} or more")
+        return value
+    return parse
+
+
 def seconds(text: str) -> float:
     """An argparse type: a number of seconds, more than 0 (--budget)."""
     import argparse
@@ -556,9 +572,9 @@ def add_parser(sub) -> None:
                         "rules; the default), best (the best kept scoring on this data of other rules), shipped "
                         "(the shipped rules, scored now), a rule file (scored now), or a NAME pinned with --save")
     p.add_argument("--save", metavar="NAME", help="pin this scoring under NAME, for --against NAME")
-    p.add_argument("--flips", type=int, default=3, metavar="N",
+    p.add_argument("--flips", type=at_least(0), default=3, metavar="N",
                    help="flipped turns to show per change of rule (default 3)")
-    p.add_argument("--context", type=int, default=0, metavar="N",
+    p.add_argument("--context", type=at_least(0), default=0, metavar="N",
                    help="show the N dialog lines before each flipped turn shown")
     p.add_argument("--watch", action="store_true",
                    help="rescore on every save of the rule file or its ontology, against the same baseline "

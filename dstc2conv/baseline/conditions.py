@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 import regex
 
+from ..limits import MAX_REGEX_SIZE, regex_size
 from ..task6.format import SILENCE
 from ..task6.vocabulary import DONTCARE, RULE_SLOTS
 from .problems import Problem, RuleFileError, show
@@ -172,10 +173,15 @@ def _plain(takes: str, check) -> ValueKind:
 def _regex(name, raw, patterns, slow) -> Regex:
     if not isinstance(raw, str):
         raise Invalid(f"condition {name!r} takes a regular expression (a string), not {show(raw)}")
+    if regex_size(raw) > MAX_REGEX_SIZE:    # before compiling: what it compiles to grows with it
+        raise Invalid(f"regular expression too large: {show(raw)} has more than {MAX_REGEX_SIZE} "
+                      "characters with its counted repeats written out")
     try:
         compiled = regex.compile(raw)
     except regex.error as exc:
-        raise Invalid(f"bad regular expression {raw!r}: {exc}") from None
+        raise Invalid(f"bad regular expression {show(raw)}: {exc}") from None
+    except (OverflowError, RecursionError, MemoryError):
+        raise Invalid(f"regular expression too large: {show(raw)}") from None
     if _too_slow(compiled):
         raise Invalid(TOO_SLOW)
     return Regex(compiled, slow)

@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass
 
 from ..errors import Dstc2ConvError
 from ..evaluate.responses import Score
-from ..files import write_text_atomic
+from ..files import parse_json, read_text, write_text_atomic
 
 HISTORY_VERSION = 3
 PER_RULES = 20          # entries kept per rule file
@@ -117,20 +117,23 @@ class History:
         self.pinned: dict[str, Entry] = {}
         index = os.path.join(folder, INDEX)
         try:
-            with open(index, encoding="utf-8") as fh:
-                text = fh.read()
+            os.lstat(index)
         except FileNotFoundError:
             return
-        except (OSError, UnicodeDecodeError) as exc:
-            raise Dstc2ConvError(f"cannot read the score history: {getattr(exc, 'strerror', None) or exc} "
+        except OSError:
+            pass        # read_text says what is wrong
+        try:
+            text = read_text(index, "a score history")
+        except Dstc2ConvError as exc:
+            raise Dstc2ConvError(f"cannot read the score history: {exc.message.removeprefix('cannot read: ')} "
                                  "(--no-history scores without it)", index) from None
         try:
-            saved = json.loads(text)
+            saved = parse_json(text, index)
             if saved.get("version") != HISTORY_VERSION:
                 raise ValueError("another version")
             self.entries = [_entry(e) for e in saved["entries"]]
             self.pinned = {str(k): _entry(e) for k, e in saved["pinned"].items()}
-        except (ValueError, KeyError, TypeError, AttributeError):
+        except (Dstc2ConvError, ValueError, KeyError, TypeError, AttributeError):
             raise Dstc2ConvError("the score history is unreadable: remove the folder to start a new one, "
                                  "or score with --no-history", index) from None
 
@@ -159,8 +162,9 @@ class History:
 
         path = os.path.join(self.folder, entry.file)
         try:
-            with open(path, encoding="utf-8") as fh:
-                saved = json.load(fh)
+            if not os.path.lexists(path):
+                raise FileNotFoundError(path)
+            saved = parse_json(read_text(path, "a scoring of the score history"), path)
             pairs = [Prediction(str(text), None if rule is None else str(rule)) for text, rule in saved["pairs"]]
             predictions = tuple(pairs[i] for i in saved["turns"])
             marks = saved["results"]
@@ -170,7 +174,7 @@ class History:
         except FileNotFoundError:
             raise Dstc2ConvError("a scoring the score history lists is missing: remove the folder to start a "
                                  "new history, or score with --no-history", path) from None
-        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, IndexError):
+        except (Dstc2ConvError, ValueError, KeyError, TypeError, IndexError):
             raise Dstc2ConvError("a scoring of the score history is unreadable: remove the folder to start a "
                                  "new history, or score with --no-history", path) from None
         if len(predictions) != turns:
@@ -188,6 +192,8 @@ class History:
         if pin is not None and pin not in self.pinned and len(self.pinned) >= PINS:
             raise Dstc2ConvError(f"{PINS} scores are pinned already ({', '.join(sorted(self.pinned))}): "
                                  "--save one of these names to replace it", os.path.join(self.folder, INDEX))
+        if not added and pin is None:
+            return False
         if added:
             self.entries.append(entry)
             mine = [e for e in self.entries if e.rules == entry.rules]
@@ -204,7 +210,7 @@ class History:
             write_text_atomic(path, _scored_json(entry, scored))
         index = {"version": HISTORY_VERSION, "data": self.data, "entries": [asdict(e) for e in self.entries],
                  "pinned": {k: asdict(e) for k, e in sorted(self.pinned.items())}}
-        write_text_atomic(os.path.join(self.folder, INDEX), json.dumps(index, indent=1) + "\n")
+        write_text_atomic(os.path.join(self.folder, INDEX), json.dumps(index, indent=1) + "\n", updates=True)
         self._prune()
         return added
 

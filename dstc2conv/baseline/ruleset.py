@@ -34,6 +34,7 @@ import yaml
 
 from ..errors import Dstc2ConvError
 from ..files import read_bytes
+from ..limits import MAX_RULE_FILE
 from ..task6.vocabulary import DONTCARE, RULE_SLOTS
 from .conditions import (
     COMBINATORS,
@@ -277,9 +278,18 @@ def _fast_loader(text: str, path: str):
     return _CLoader(text, path)
 
 
+SHOWN_KEYS = 3   # unknown keys named one by one; past these, a count (the file may be anything)
+
+
 def _load_yaml(text: str, path: str, bad: _Collect):
     """The document; a problem that stops the parse is raised, duplicate keys are collected."""
-    loader = _fast_loader(text, path) or _Loader(text, path)
+    try:
+        loader = _fast_loader(text, path) or _Loader(text, path)
+    except yaml.reader.ReaderError as exc:   # a character YAML does not allow (the reader checks all first)
+        line = text.count("\n", 0, exc.position) + 1 if isinstance(exc.position, int) else None
+        character = f"#x{exc.character:04x}" if isinstance(exc.character, int) else repr(exc.character)
+        raise RuleFileError([Problem(path, line, f"YAML: the character {character} is not allowed, "
+                                                 "not even in a comment")]) from None
     try:
         data = loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
@@ -332,7 +342,7 @@ def _a(slot: str) -> str:
 def load_ontology(path: str) -> RuleOntology:
     """Load an ontology file; raise RuleFileError with all its problems."""
     bad = _Collect(path)
-    raw = read_bytes(path)
+    raw = read_bytes(path, "an ontology file", MAX_RULE_FILE)
     data = _load_yaml(_decode(raw, path), path, bad)
     if not isinstance(data, _Map):
         raise RuleFileError([Problem(path, 1, f"an ontology file is a mapping with {', '.join(RULE_SLOTS)} "
@@ -610,10 +620,13 @@ KNOWN_RULE_KEYS = frozenset([RULE_ID.name, *(key.name for key in RULE_KEYS)])
 
 
 def _unknown_keys(node: _Map, known, bad: _Collect, rule_id: str | None = None, name=show) -> None:
-    """Note each key of ``node`` that is not ``known``, by name, at its line."""
-    for key in node:
-        if key not in known:
-            bad(f"unknown key {name(key)} (known: {', '.join(sorted(known))})", node.key_lines[key], rule_id)
+    """Note the keys of ``node`` that are not ``known``, by name, at their lines: the first
+    SHOWN_KEYS of them, then how many more (a file that is no rule file is not echoed)."""
+    unknown = [key for key in node if key not in known]
+    for key in unknown[:SHOWN_KEYS]:
+        bad(f"unknown key {name(key)} (known: {', '.join(sorted(known))})", node.key_lines[key], rule_id)
+    if len(unknown) > SHOWN_KEYS:
+        bad(f"and {len(unknown) - SHOWN_KEYS} more unknown keys", node.key_lines[unknown[SHOWN_KEYS]], rule_id)
 
 
 def _checked(item: _Map, key: RuleKey, line: int, patterns: dict, ontology: RuleOntology | None,
@@ -681,7 +694,7 @@ def load_rules(path: str | os.PathLike, text: str | None = None) -> RuleSet:
     With ``text``, that is read as the file's content instead (its ontology still found
     from ``path``'s folder)."""
     path = os.fspath(path)
-    raw = read_bytes(path) if text is None else text.encode("utf-8")
+    raw = read_bytes(path, "a rule file", MAX_RULE_FILE) if text is None else text.encode("utf-8")
     bad = _Collect(path)
     data = _load_yaml(_decode(raw, path), path, bad)
     if not isinstance(data, _Map):

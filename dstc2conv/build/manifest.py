@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 
 from ..errors import Dstc2ConvError
+from ..files import read_text
 
 MANIFEST = "manifest.json"
 
@@ -114,6 +115,8 @@ class Manifest:
             data = json.loads(text)
         except ValueError as exc:
             raise Dstc2ConvError(f"the manifest is not valid JSON ({exc})", path) from None
+        except RecursionError:
+            raise Dstc2ConvError("the manifest is not valid JSON (nested too deeply)", path) from None
         if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
             raise Dstc2ConvError("not a dstc2conv manifest (no 'files')", path)
         read = _Reader(path)
@@ -156,12 +159,9 @@ class Manifest:
     @classmethod
     def read(cls, path: str) -> Manifest:
         try:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError as exc:
-            raise Dstc2ConvError(f"cannot read the manifest: {exc.strerror}", path) from None
-        except UnicodeDecodeError as exc:
-            raise Dstc2ConvError(f"the manifest is not valid JSON ({exc})", path) from None
+            text = read_text(path, "a manifest")
+        except Dstc2ConvError as exc:
+            raise Dstc2ConvError(exc.message.replace("cannot read:", "cannot read the manifest:"), path) from None
         return cls.from_json(text, path)
 
 

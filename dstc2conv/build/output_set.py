@@ -14,8 +14,10 @@ import errno
 import json
 import os
 import shutil
+import stat
 
 from ..errors import Dstc2ConvError
+from ..files import parse_json, read_bytes, read_text, refuse_inputs
 from .manifest import MANIFEST
 
 try:  # POSIX: lock the output folder while a build uses it
@@ -96,18 +98,20 @@ class OutputFolder:
             self._fd = None
 
     def existing(self, name: str) -> str | None:
-        """The text of a file of the current set, exactly as it is (no newline
+        """The text of a regular file of the current set, exactly as it is (no newline
         translation, so that its checksum is that of its bytes), or None."""
         try:
-            with open(os.path.join(self.path, name), encoding="utf-8", newline="") as fh:
-                return fh.read()
-        except (OSError, UnicodeDecodeError):
+            return read_text(os.path.join(self.path, name), "an output", is_input=False)
+        except Dstc2ConvError:
             return None
 
     def commit(self, files: dict[str, str], remove: tuple[str, ...] = ()) -> list[str]:
         """Write ``files`` (name -> text; ``manifest.json`` is put in place last) and remove
         the files named in ``remove``; either all of it happens or none."""
         names = [n for n in files if n != MANIFEST] + [n for n in files if n == MANIFEST]
+        for name in names:   # an input of this command (--kb in --out) is replaced only by itself
+            if files[name] != self.existing(name):
+                refuse_inputs(os.path.join(self.path, name))
         try:
             for name in names:
                 with open(os.path.join(self._work, name), "w", encoding="utf-8", newline="\n") as fh:
@@ -129,8 +133,13 @@ class OutputFolder:
 
 def _plan(work: str) -> dict:
     """A build's COMMIT list: {"remove": [names], "move": [names]}, plain file names."""
-    with open(os.path.join(work, COMMIT), encoding="utf-8") as fh:
-        plan = json.load(fh)
+    path = os.path.join(work, COMMIT)
+    if os.path.islink(path):
+        raise ValueError("it is a symbolic link")
+    try:
+        plan = parse_json(read_bytes(path, "a COMMIT list", is_input=False), path)
+    except Dstc2ConvError as exc:
+        raise ValueError(exc.message) from None
     if not (isinstance(plan, dict) and set(plan) == {"remove", "move"}
             and all(isinstance(names, list) and all(_plain(n) for n in names) for names in plan.values())):
         raise ValueError("not a list of file names to remove and move")
@@ -147,14 +156,18 @@ def _finish(out: str, work: str) -> None:
         plan = _plan(work)
     except (OSError, ValueError) as exc:
         raise Dstc2ConvError(f"a build's COMMIT list cannot be read ({exc}): remove the folder", work) from None
+    sources = [os.path.join(work, name) for name in plan["move"]]
+    for source in sources:   # absent: moved before an earlier build was stopped
+        if os.path.lexists(source) and not stat.S_ISREG(os.lstat(source).st_mode):
+            raise Dstc2ConvError("an earlier build's file to put in place is not a regular file "
+                                 "(a link?): not followed; remove the folder", source)
     for name in plan["remove"]:
         try:
             os.unlink(os.path.join(out, name))
         except FileNotFoundError:
             pass
-    for name in plan["move"]:
-        source = os.path.join(work, name)
-        if os.path.exists(source):  # absent: moved before an earlier build was stopped
+    for name, source in zip(plan["move"], sources):
+        if os.path.lexists(source):
             os.replace(source, os.path.join(out, name))
     shutil.rmtree(work, ignore_errors=True)
 
@@ -171,12 +184,19 @@ def recover(out: str) -> None:
     for name in sorted(os.listdir(out)):
         path = os.path.join(out, name)
         try:
-            if name.startswith(BUILD_PREFIX) and os.path.isdir(path):
-                if os.path.isfile(os.path.join(path, COMMIT)):
+            mode = os.lstat(path).st_mode
+            if name.startswith(BUILD_PREFIX) and not stat.S_ISDIR(mode):
+                # never followed: a link to a folder elsewhere would move its files into the outputs
+                raise Dstc2ConvError(f"{name} in the output folder looks like an earlier build's folder but is "
+                                     f"{'a symbolic link' if stat.S_ISLNK(mode) else 'not a folder'}: "
+                                     "not followed; remove it", path)
+            if name.startswith(BUILD_PREFIX):
+                if os.path.lexists(os.path.join(path, COMMIT)):
                     _finish(out, path)
                 else:
                     shutil.rmtree(path)
-            elif _stale_temporary(name) and os.path.isfile(path):
+            elif _stale_temporary(name) and stat.S_ISREG(mode):
                 os.unlink(path)
         except OSError as exc:
-            raise Dstc2ConvError(f"cannot clear what an earlier build left: {exc.strerror}", path) from None
+            raise Dstc2ConvError(f"cannot clear what an earlier build left: {exc.strerror or exc}",
+                                 path) from None

@@ -6,6 +6,7 @@ values are the placeholders ``<name>_phone``, ``<name>_address``, ``<name>_post_
 """
 from __future__ import annotations
 
+import io
 import os
 from collections import Counter
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from functools import cached_property
 from typing import Iterable
 
 from ..errors import Dstc2ConvError
+from ..files import read_text
 from ..task6.format import Fact
 from ..task6.vocabulary import ATTRIBUTES, DETAILS, DONTCARE, PLACEHOLDERS, RATING, SLOT_BY_DSTC2, SLOTS
 
@@ -75,21 +77,19 @@ def read_kb(path: str | os.PathLike) -> KB:
     path = os.fspath(path)
     facts: dict[str, dict[str, str]] = {}
     try:
-        with open(path, encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                number, *rest = line.split()
-                fact = Fact.match(" ".join(rest)) if number.isdigit() else None
-                if fact is None or fact.attribute not in ATTRIBUTES + (RATING,):
-                    raise Dstc2ConvError(
-                        f"expected '1 <name> R_<attribute> <value>', found {line.strip()[:60]!r}", path, lineno)
-                if fact.attribute != RATING:
-                    facts.setdefault(fact.name, {})[fact.attribute] = fact.value
-    except UnicodeDecodeError as exc:
-        raise Dstc2ConvError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path) from None
-    except OSError as exc:
-        raise Dstc2ConvError(f"cannot read the KB file: {exc.strerror}", path) from None
+        text = read_text(path, "a KB file")
+    except Dstc2ConvError as exc:
+        raise Dstc2ConvError(exc.message.replace("cannot read:", "cannot read the KB file:"), path) from None
+    for lineno, line in enumerate(io.StringIO(text, newline=None), 1):   # lines as a text file has them
+        if not line.strip():
+            continue
+        number, *rest = line.split()
+        fact = Fact.match(" ".join(rest)) if number.isdigit() else None
+        if fact is None or fact.attribute not in ATTRIBUTES + (RATING,):
+            raise Dstc2ConvError(
+                f"expected '1 <name> R_<attribute> <value>', found {line.strip()[:60]!r}", path, lineno)
+        if fact.attribute != RATING:
+            facts.setdefault(fact.name, {})[fact.attribute] = fact.value
     if not facts:
         raise Dstc2ConvError("the KB file has no facts", path)
     return KB(tuple(_make(n, facts[n]) for n in sorted(facts)), path)

@@ -5,6 +5,7 @@ the calls (decoded by ``calls.parse_call``), in one process or spread over sever
 from __future__ import annotations
 
 import functools
+import lzma
 import os
 import tarfile
 import zlib
@@ -14,7 +15,9 @@ from isal.igzip import open as _gunzip  # inflates gzip about twice as fast as z
 
 from ..errors import Dstc2ConvError
 from ..files import read_bytes
+from ..limits import MAX_MEMBER
 from .calls import Call, decode_json, parse_call
+from .members import MemberCheck, check_tarball, drain, skip, tar_mode
 from .workers import Calls, start_workers
 
 FLISTS = {"train": "dstc2_train.flist", "dev": "dstc2_dev.flist", "test": "dstc2_test.flist"}
@@ -62,12 +65,25 @@ def _mine(session: str, part: tuple[int, int]) -> bool:
 
 def _read_tarball(path: str, wanted, part: tuple[int, int] = (0, 1), ontology_only: bool = False,
                   asr: bool = False) -> Source:
+    check_tarball(path)
+    used = _config_member if ontology_only else _used_member
+    members = _plain_members(path, used)
     try:
-        return _read_members(path, _plain_members(path), wanted, part, ontology_only, asr)
+        return _read_members(path, members, wanted, part, ontology_only, asr)
     except _NotPlain:
         pass   # read it again with tarfile, which reads every kind of tarball or says what is wrong
+    except Dstc2ConvError:
+        if _stream_error(members) is None:
+            raise
+    members = _tarfile_members(path, used)
     try:
-        return _read_members(path, _tarfile_members(path), wanted, part, ontology_only, asr)
+        try:
+            return _read_members(path, members, wanted, part, ontology_only, asr)
+        except Dstc2ConvError:
+            damage = _stream_error(members)
+            if damage is None:
+                raise
+            raise damage from None
     except FileNotFoundError:
         raise Dstc2ConvError("no such file", path) from None
     except tarfile.ReadError as exc:
@@ -76,8 +92,21 @@ def _read_tarball(path: str, wanted, part: tuple[int, int] = (0, 1), ontology_on
         if reason == "file could not be opened successfully":
             reason = "not a tarball (neither gzip, bzip2, xz nor plain tar)"
         raise Dstc2ConvError(f"cannot read the tarball (truncated or not a tarball?): {reason}", path) from None
-    except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
-        raise Dstc2ConvError(f"cannot read the tarball (truncated or not a tarball?): {exc}", path) from None
+    except (tarfile.TarError, EOFError, OSError, ValueError, zlib.error, lzma.LZMAError) as exc:
+        raise Dstc2ConvError(f"cannot read the tarball (truncated or corrupt?): {exc}", path) from None
+
+
+def _stream_error(members) -> Exception | None:
+    """After a call or flist is found wrong: the error of the rest of the tarball's stream,
+    if it is damaged (the likelier cause, as the CRC is only checked at its end); else None."""
+    try:
+        for _ in members:
+            pass
+    except Dstc2ConvError:
+        return None
+    except Exception as exc:
+        return exc
+    return None
 
 
 def _read_members(path: str, members, wanted, part: tuple[int, int], ontology_only: bool, asr: bool) -> Source:
@@ -86,14 +115,15 @@ def _read_members(path: str, members, wanted, part: tuple[int, int], ontology_on
     calls: dict[str, Call] = {}
     flists: dict[str, tuple[str, ...]] = {}
     ontology = ontology_path = None
-    for name, data in members:
+    check = MemberCheck(path)
+    for name, data in members:   # (only used members; each is checked by MemberCheck as it is read)
         base = name.rsplit("/", 1)[-1]
         if base.endswith(".flist") or base == ONTOLOGY:
             where = f"{path}:{name}"
+            check.once(base, name, base)
             if base == ONTOLOGY:
-                ontology, ontology_path = decode_json(data, where), where
-                if ontology_only:
-                    break
+                if ontology is None:
+                    ontology, ontology_path = decode_json(data, where), where
             else:
                 flists[base] = _flist(_decode(data, where), where)
             continue
@@ -101,6 +131,8 @@ def _read_members(path: str, members, wanted, part: tuple[int, int], ontology_on
         if found is None:
             continue
         session, kind = found
+        check.once(found, name, f"call {session}'s {kind}")
+        check.wait(session, len(data))
         if wanted is not None and session not in wanted or not _mine(session, part):
             continue
         parts = pending.setdefault(session, {})
@@ -118,11 +150,24 @@ class _NotPlain(Exception):
     """A tarball that ``_plain_members`` does not read."""
 
 
-def _plain_members(path: str):
-    """(name, bytes) of each regular file of a gzipped or uncompressed tarball, in order,
-    read as tarfile reads them, only faster: ``_gunzip``, and a tar reader that knows only
-    files, folders and pax headers. Anything else (bzip2, xz, GNU long names, links, a
-    bad checksum, a truncated tarball) raises _NotPlain before or as it is met."""
+def _used_member(name: str) -> bool:
+    """Whether a member is one the build reads: a flist, the ontology, a call's file."""
+    return _config_member(name) or _session_of(name) is not None
+
+
+def _config_member(name: str) -> bool:
+    base = name.rsplit("/", 1)[-1]
+    return base.endswith(".flist") or base == ONTOLOGY
+
+
+def _plain_members(path: str, used=_used_member):
+    """(name, bytes) of each regular file of a gzipped or uncompressed tarball that is
+    ``used``, in order, read as tarfile reads them, only faster: ``_gunzip``, and a tar
+    reader that knows only files, folders and pax headers. Anything else (bzip2, xz, GNU
+    long names, links, a bad checksum, a truncated tarball) raises _NotPlain before or as
+    it is met. The other members are read past, holding nothing; the stream is read to its
+    end (its CRC checked). A member that fails ``MemberCheck`` raises Dstc2ConvError."""
+    check = MemberCheck(path)
     try:
         with open(path, "rb") as fh:
             gzipped = fh.read(2) == b"\x1f\x8b"
@@ -134,7 +179,8 @@ def _plain_members(path: str):
                 if len(header) < 512 or not header.strip(b"\0"):
                     if first or pax is not None:
                         raise _NotPlain
-                    return   # the end-of-archive block; tarfile too ends at a missing or cut header
+                    drain(read)   # the end-of-archive block: the rest is padding, then the CRC
+                    return   # (tarfile too ends at a missing or cut header)
                 first = False
                 if sum(header[:148]) + sum(header[156:]) + 256 != _octal(header[148:156]):
                     raise _NotPlain
@@ -144,11 +190,12 @@ def _plain_members(path: str):
                     continue
                 if kind not in (b"0", b"\0", b"x"):
                     raise _NotPlain
-                data = read(size)
-                padding = -size % 512
-                if len(data) < size or len(read(padding)) < padding:
-                    raise _NotPlain
                 if kind == b"x":
+                    if size > MAX_MEMBER:
+                        raise _NotPlain
+                    data = read(size)
+                    if len(data) < size or len(read(-size % 512)) < -size % 512:
+                        raise _NotPlain
                     pax = _pax_fields(data)
                     continue
                 name = _text(header[:100])
@@ -161,8 +208,18 @@ def _plain_members(path: str):
                     pax = None
                 if name.endswith("/"):
                     raise _NotPlain
+                if not used(name):
+                    if not skip(read, size + -size % 512):
+                        raise _NotPlain
+                    continue
+                check.name(name)
+                check.size(name, size)
+                data = read(size)
+                padding = -size % 512
+                if len(data) < size or len(read(padding)) < padding:
+                    raise _NotPlain
                 yield name, data
-    except _NotPlain:
+    except (_NotPlain, Dstc2ConvError):
         raise
     except Exception:   # whatever went wrong, tarfile says it
         raise _NotPlain from None
@@ -190,11 +247,21 @@ def _pax_fields(data: bytes) -> dict[bytes, bytes]:
     return fields
 
 
-def _tarfile_members(path: str):
-    with tarfile.open(path, "r:*") as tf:
+def _tarfile_members(path: str, used=_used_member):
+    """(name, bytes) of each regular file of a tarball of any kind that is ``used``, read
+    by tarfile; the stream is then read to its end (its checksum checked)."""
+    check = MemberCheck(path)
+    with tarfile.open(path, tar_mode(path)) as tf:
         for member in tf:
-            if member.isfile():
-                yield member.name, tf.extractfile(member).read()
+            tf.members.clear()   # (tarfile keeps every header it has read: a tarball may hold millions)
+            if not used(member.name) or member.isdir():
+                continue
+            check.name(member.name)
+            if not member.isfile():
+                check.not_a_file(member)
+            check.size(member.name, member.size)
+            yield member.name, tf.extractfile(member).read()
+        drain(tf.fileobj.read)
 
 
 def _decode(data: bytes, where: str) -> str:
@@ -221,20 +288,23 @@ def _read_folder(path: str, wanted, part: tuple[int, int] = (0, 1), asr: bool = 
         for name in sorted(os.listdir(config)):
             full = os.path.join(config, name)
             if name.endswith(".flist"):
-                flists[name] = _flist(_decode(read_bytes(full), full), full)
+                flists[name] = _flist(_decode(read_bytes(full, "a DSTC2 flist", MAX_MEMBER), full), full)
             elif name == ONTOLOGY:
-                ontology, ontology_path = decode_json(read_bytes(full), full), full
+                ontology, ontology_path = decode_json(read_bytes(full, "a DSTC2 ontology", MAX_MEMBER), full), full
     calls = {}
+    check = MemberCheck(path)
     if wanted is None or wanted:
         for session in _folder_sessions(data):
+            check.name(session, "a session folder's name")   # (before _mine: --jobs changes nothing)
             if wanted is not None and session not in wanted or not _mine(session, part):
                 continue
             folder = os.path.join(data, session)
             log, label = (os.path.join(folder, f) for f in ("log.json", "label.json"))
             for f in (log, label):
-                if not os.path.isfile(f):
+                if not os.path.lexists(f):
                     raise Dstc2ConvError(f"call {session} has no {os.path.basename(f)}", path)
-            calls[session] = parse_call(session, read_bytes(log), read_bytes(label), path, asr)
+            calls[session] = parse_call(session, read_bytes(log, "a DSTC2 log.json", MAX_MEMBER),
+                                        read_bytes(label, "a DSTC2 label.json", MAX_MEMBER), path, asr)
     return Source(path, _named_flists(flists), ontology, calls, ontology_path)
 
 

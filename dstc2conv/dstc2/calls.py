@@ -9,6 +9,7 @@ system heard (the live ASR's n-best list, with scores). Reading tarballs and fol
 """
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass
 
 import msgspec  # decodes only the fields the conversion reads (see _typed_call)
@@ -71,13 +72,30 @@ def _acts(raw, path: str, turn: int, known: frozenset, field: str) -> tuple[Act,
     for item in raw:
         try:
             name = item["act"]
-            slots = tuple((str(k), str(v)) for k, v in item["slots"])
+            slots = tuple((_scalar(k), _scalar(v)) for k, v in item["slots"])
         except (KeyError, TypeError, ValueError):
-            raise Dstc2ConvError(f"turn {turn}: malformed dialog act {item!r} in {field}", path) from None
+            raise Dstc2ConvError(f"turn {turn}: malformed dialog act {_short(item)} in {field} (an act is "
+                                 "{\"act\": text, \"slots\": [[slot, value], ...]}, with text or numbers)",
+                                 path) from None
         if name not in known:
-            raise Dstc2ConvError(f"turn {turn}: unknown dialog act {name!r} in {field}", path)
+            raise Dstc2ConvError(f"turn {turn}: unknown dialog act {_short(name)} in {field}", path)
         acts.append(Act(name, slots))
     return tuple(acts)
+
+
+def _scalar(value) -> str:
+    """A slot, slot value or label as text: JSON text or a number as it is written; an
+    object, a list or null is a TypeError (it would become a name such as ``{'x': 1}``)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):   # (true and false too, as before)
+        return str(value)
+    raise TypeError(value)
+
+
+def _short(value) -> str:
+    """A JSON value for a message: at most 60 characters of it."""
+    return reprlib.repr(value)
 
 
 def decode_json(data: bytes, path: str):
@@ -99,7 +117,7 @@ def _heard(log_turn, path: str, turn: int) -> tuple[tuple[str, float], ...]:
     except (KeyError, TypeError, IndexError):
         raise Dstc2ConvError(f"turn {turn}: no input.live.asr-hyps[0].asr-hyp", path) from None
     if not isinstance(heard, str):
-        raise Dstc2ConvError(f"turn {turn}: input.live.asr-hyps[0].asr-hyp is {heard!r}, not text", path)
+        raise Dstc2ConvError(f"turn {turn}: input.live.asr-hyps[0].asr-hyp is {_short(heard)}, not text", path)
     out = []
     for i, hyp in enumerate(hyps):
         try:
@@ -107,7 +125,7 @@ def _heard(log_turn, path: str, turn: int) -> tuple[tuple[str, float], ...]:
         except (KeyError, TypeError):
             raise Dstc2ConvError(f"turn {turn}: input.live.asr-hyps[{i}] has no asr-hyp and score", path) from None
         if not isinstance(text, str) or isinstance(score, bool) or not isinstance(score, (int, float)):
-            raise Dstc2ConvError(f"turn {turn}: input.live.asr-hyps[{i}] is {hyp!r}, not text and a score", path)
+            raise Dstc2ConvError(f"turn {turn}: input.live.asr-hyps[{i}] is {_short(hyp)}, not text and a score", path)
         out.append((text, float(score)))
     return tuple(out)
 
@@ -234,14 +252,12 @@ def _strict_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str,
     label_path = f"{where}/data/{session}/label.json"
     log = decode_json(log_bytes, log_path)
     label = decode_json(label_bytes, label_path)
-    try:
-        log_turns = log["turns"]
-    except (KeyError, TypeError):
-        raise Dstc2ConvError("no 'turns' list", log_path) from None
-    try:
-        label_turns = label["turns"]
-    except (KeyError, TypeError):
-        raise Dstc2ConvError("no 'turns' list", label_path) from None
+    log_turns = log.get("turns") if isinstance(log, dict) else None
+    if not isinstance(log_turns, list):
+        raise Dstc2ConvError("no 'turns' list", log_path)
+    label_turns = label.get("turns") if isinstance(label, dict) else None
+    if not isinstance(label_turns, list):
+        raise Dstc2ConvError("no 'turns' list", label_path)
     if len(log_turns) != len(label_turns):
         raise Dstc2ConvError(
             f"{len(log_turns)} turns in log.json but {len(label_turns)} in label.json", label_path)
@@ -261,18 +277,26 @@ def _strict_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str,
             requested = bt.get("requested-slots", [])
         except (KeyError, TypeError):
             raise Dstc2ConvError(f"turn {i}: no transcription / semantics", label_path) from None
-        if not isinstance(system, str) or not isinstance(user, str) or not isinstance(goals, dict):
-            raise Dstc2ConvError(f"turn {i}: transcript, transcription or goal-labels has the wrong type",
-                                 label_path)
+        if not isinstance(system, str):
+            raise Dstc2ConvError(f"turn {i}: output.transcript is {_short(system)}, not text", log_path)
+        if not isinstance(user, str):
+            raise Dstc2ConvError(f"turn {i}: transcription is {_short(user)}, not text", label_path)
+        try:
+            goals = tuple(sorted((_scalar(k), _scalar(v)) for k, v in goals.items()))
+            method = _scalar(method)
+            requested = tuple(_scalar(s) for s in requested) if isinstance(requested, list) else _scalar([])
+        except (TypeError, AttributeError):
+            raise Dstc2ConvError(f"turn {i}: goal-labels, method-label or requested-slots has the wrong type "
+                                 "(a mapping of slots to values, a text, a list of slots)", label_path) from None
         hyps = _heard(lt, log_path, i) if asr else None
         turns.append(CallTurn(
             system=system,
             system_acts=_acts(system_acts, log_path, i, SYSTEM_ACTS, "output.dialog-acts"),
             user=user,
             user_acts=_acts(semantics, label_path, i, USER_ACTS, "semantics.json"),
-            goals=tuple(sorted((str(k), str(v)) for k, v in goals.items())),
-            method=str(method),
-            requested=tuple(str(s) for s in requested),
+            goals=goals,
+            method=method,
+            requested=requested,
             heard=hyps[0][0] if asr else None,
             hypotheses=hyps,
         ))
@@ -281,7 +305,7 @@ def _strict_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str,
     manager = log.get("system-specific", {})
     manager = manager.get("dialog-manager") if isinstance(manager, dict) else None
     if manager is not None and not isinstance(manager, int):
-        raise Dstc2ConvError(f"system-specific.dialog-manager is {manager!r}, not a number", log_path)
+        raise Dstc2ConvError(f"system-specific.dialog-manager is {_short(manager)}, not a number", log_path)
     return Call(session, where, tuple(turns), manager)
 
 

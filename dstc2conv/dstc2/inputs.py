@@ -42,7 +42,7 @@ class Holds:
     calls: bool = True
 
 
-# What each official download holds (see the README's "Getting DSTC2").
+# What each official download holds (see docs/building.md, "Getting DSTC2").
 OFFICIAL = {
     "dstc2_traindev": Holds(frozenset({"train", "dev"}), ontology=True),
     "dstc2_test": Holds(frozenset({"test"}), ontology=False),
@@ -252,11 +252,15 @@ def held_splits(inputs: Inputs, splits: tuple[str, ...], every: bool = False) ->
         if every and (missing_flists or len(absent) == len(named)):
             continue  # --split all: not in these inputs
         read = [path for path, taken in inputs.used if taken]
-        unread = [path for path, taken in inputs.used if not taken]
+        opened = {source.path for source in inputs.sources}
+        unread = [path for path, taken in inputs.used if not taken and path not in opened]
+        empty = [path for path, taken in inputs.used if not taken and path in opened]
         where = ", ".join(read) or "the inputs"
         needs = f"--split {split} needs {download_for(split)}"
         if unread:
             needs += f" (not read, as by its name it holds no {split} calls: {', '.join(unread)})"
+        if empty:
+            needs += f" (read, but it holds no DSTC2 flist or call: {', '.join(empty)})"
         if missing_flists:
             raise Dstc2ConvError(f"no {', '.join(FLISTS[m] for m in missing_flists)} in {where}: {needs}")
         name, first = absent[0]

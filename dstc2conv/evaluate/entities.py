@@ -58,6 +58,20 @@ def shipped_kb() -> str | None:
     return str(found) if found.is_file() else None
 
 
+def find_kb(kb: str | os.PathLike | None, ref: str | os.PathLike, sessions=None) -> EntityKB | None:
+    """The KB scores use: ``kb``, else the one of the build whose manifest
+    (``sessions.manifest``) lists REF, else the shipped published KB, else the published KB
+    file beside REF; None without any."""
+    if kb is not None:
+        return read_entity_kb(kb)
+    found = []
+    if sessions is not None:
+        found.append(os.path.join(os.path.dirname(sessions.manifest), KB_FILE))
+    found += [shipped_kb(), os.path.join(os.path.dirname(os.path.abspath(ref)), KB_FILE)]
+    path = next((p for p in found if p and os.path.isfile(p)), None)
+    return read_entity_kb(path) if path else None
+
+
 def seen_entities(turns: Sequence[BotTurn]) -> list[dict[str, str]]:
     """For each turn, the entities of the result lines shown before it in its dialog
     (token -> slot); turns with the same results share one dict."""

@@ -50,21 +50,6 @@ def _load(path: str, name: str, args, turns) -> System:
     return System(name, path, "text", predictions, None)
 
 
-def _kb(args, sessions):
-    """The KB: --kb, else the one of the build whose manifest lists REF, else the shipped
-    published KB, else the published KB file beside REF; None without any."""
-    from .entities import KB_FILE, read_entity_kb, shipped_kb
-
-    if args.kb is not None:
-        return read_entity_kb(args.kb)
-    found = []
-    if sessions is not None:
-        found.append(os.path.join(os.path.dirname(sessions.manifest), KB_FILE))
-    found += [shipped_kb(), os.path.join(os.path.dirname(os.path.abspath(args.ref)), KB_FILE)]
-    path = next((p for p in found if p and os.path.isfile(p)), None)
-    return read_entity_kb(path) if path else None
-
-
 def _parse_systems(args) -> list[tuple[str, str]]:
     if args.list_metrics:
         return []
@@ -94,6 +79,7 @@ def _cmd_score(args) -> int:
     from ..task6.format import read_dialogs
     from ..task6.turns import turns_of
     from . import metrics as m
+    from .entities import find_kb
     from .sessions import read_sessions
 
     if args.list_metrics:
@@ -121,7 +107,7 @@ def _cmd_score(args) -> int:
         args.samples = _samples(args.dstc6, turns)
     systems = [_load(path, name, args, turns) for name, path in given]
     sessions = read_sessions(args.ref, len(dialogs), args.manifest)
-    kb = _kb(args, sessions)
+    kb = find_kb(args.kb, args.ref, sessions)
     names = m.choose(args.metrics, [s.kind for s in systems], kb is not None)
     scored = [m.compute(m.Inputs(tuple(turns), s.predictions, s.kind, s.ranks, args.match, kb),
                         m.applicable(names, s.kind)) for s in systems]

@@ -22,10 +22,12 @@ from ..errors import Dstc2ConvError
 from ..files import read_text
 from .vocabulary import RATING
 
+MAX_DIGITS = 9       # a line number's (a dialog has a few dozen lines)
 NO_RESULT = "api_call no result"
 SILENCE = "<SILENCE>"
 BOM = "\ufeff"
 _FACT = re.compile(r"(\S+) (R_[A-Za-z_]+) (\S+)")
+_CR_LINE = re.compile(r"\r[0-9]+ ")   # a line end of CR alone, then the next line's number
 NOT_A_LINE = ("neither an exchange (user<TAB>bot), a result fact (name R_attr value) "
               "nor 'api_call no result'")
 
@@ -103,6 +105,9 @@ def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog
             raw = raw[1:]
         if BOM in raw:
             raise Dstc2ConvError("a byte-order mark that is not at the start of the file", path, lineno)
+        if "\r" in raw and _CR_LINE.search(raw):
+            raise Dstc2ConvError("lines that end with a carriage return alone (CR then a line number): "
+                                 "lines must end with LF or CRLF", path, lineno)
         if not raw:
             if current:
                 yield Dialog(tuple(current), start)
@@ -114,6 +119,8 @@ def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog
                 raise Dstc2ConvError("a line of only whitespace (only an empty line separates dialogs)",
                                      path, lineno)
             raise Dstc2ConvError(f"expected '<number> <text>', found {_cut(raw)}", path, lineno)
+        if len(number) > MAX_DIGITS:
+            raise Dstc2ConvError(f"line number {_cut(number, 12)} has more than {MAX_DIGITS} digits", path, lineno)
         n = int(number)
         if n == 1 and current:  # a new dialog without a blank line before it
             yield Dialog(tuple(current), start)
