@@ -101,10 +101,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0,
                    help="seed for the random ratings and the random partition (default: 0)")
     p.add_argument("--kb", metavar="FILE",
-                   help="KB file in the published format to draw results from, or 'logs': a KB built from the "
-                        "system's acts in the logs of every call the inputs hold (default: without --raw, "
-                        "data_raw/dialog-babi-task6-dstc2-kb.txt if present; else the published KB shipped "
-                        "with dstc2conv)")
+                   help="KB file in the published format to draw results from; 'shipped': the published KB "
+                        "shipped with dstc2conv; 'logs': a KB built from the system's acts in the logs of every "
+                        "call the inputs hold (default: without --raw, data_raw/dialog-babi-task6-dstc2-kb.txt if "
+                        "present; else shipped; logs for the sample built when there is no DSTC2 data)")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--partition", choices=("published", "dstc2", "random"), default="published",
                        help="which calls go into which split: published (default: DSTC2's train and dev "

@@ -20,18 +20,20 @@ import sys
 from .errors import Dstc2ConvError
 from .limits import MAX_FILE, MB
 
-_read: dict | None = None    # inside guarded(): (device, inode) -> the paths it was read by
+_read: dict | None = None    # inside guarded(): (device, inode) -> {absolute path: path as given} it was read by
+_digests: dict = {}          # inside guarded(): absolute path -> SHA-256 of the bytes read from it
 
 
 @contextlib.contextmanager
 def guarded():
     """Within this block, remember every file read, and refuse to write over one of them."""
-    global _read
-    outer, _read = _read, {}
+    global _read, _digests
+    outer, _read = (_read, _digests), {}
+    _digests = {}
     try:
         yield
     finally:
-        _read = outer
+        _read, _digests = outer
 
 
 def _kind(mode: int) -> str:
@@ -73,8 +75,10 @@ def read_bytes(path: str, what: str = "a file", limit: int = MAX_FILE, is_input:
             raise Dstc2ConvError(f"cannot read: {exc.strerror or exc}", path) from None
     if len(data) > limit:
         raise Dstc2ConvError(_too_big(limit), path)
-    if is_input and _read is not None and stat.S_ISREG(info.st_mode):
-        _read.setdefault((info.st_dev, info.st_ino), set()).add(os.path.abspath(path))
+    if is_input and _read is not None:
+        _digests[os.path.abspath(path)] = hashlib.sha256(data).hexdigest()
+        if stat.S_ISREG(info.st_mode):
+            _read.setdefault((info.st_dev, info.st_ino), {}).setdefault(os.path.abspath(path), path)
     return data
 
 
@@ -111,6 +115,10 @@ def read_json(path: str, what: str = "JSON", limit: int = MAX_FILE):
 
 
 def sha256_file(path: str) -> str:
+    """The SHA-256 of a file: of the bytes this command read from it, if it did (a pipe
+    cannot be read twice), else of the regular file it is."""
+    if _read is not None and os.path.abspath(path) in _digests:
+        return _digests[os.path.abspath(path)]
     digest = hashlib.sha256()
     try:
         with open(path, "rb") as fh:
@@ -149,11 +157,12 @@ def refuse_inputs(path: str, inputs: tuple = (), updates: bool = False) -> None:
     for given in inputs:
         if given and _identity(os.fspath(given)) == identity:
             raise Dstc2ConvError(f"cannot write: it is the input {given}, which would be overwritten", path)
-    others = set(_read.get(identity, ())) if _read else set()
+    others = dict(_read.get(identity, {})) if _read else {}
     if updates:
-        others.discard(os.path.abspath(path))
+        others.pop(os.path.abspath(path), None)
     if others:
-        raise Dstc2ConvError(f"cannot write: it is the input {min(others)}, which would be overwritten", path)
+        raise Dstc2ConvError(f"cannot write: it is the input {others[min(others)]}, which would be overwritten",
+                             path)
 
 
 def write_text_atomic(path: str, text: str, updates: bool = False) -> None:

@@ -152,12 +152,24 @@ def test_endless_and_special_files_are_refused_within_bounded_memory(rule_files,
         _refused(_limited(argv), message)
 
 
-def test_a_pipe_is_read_up_to_the_bound(rule_files):
+def test_a_pipe_is_read_up_to_the_bound(rule_files, tmp_path):
     _, _, data = rule_files
     with open(data, "rb") as fh:      # a pipe with a writer, as <(cat file): read as the file
         with subprocess.Popen(["cat"], stdin=fh, stdout=subprocess.PIPE) as cat:
             result = _limited(["stats", "/dev/stdin"], stdin=cat.stdout)
     assert result.returncode == 0 and "dialogs" in result.stdout
+    rules = str(tmp_path / "rules.yaml")
+    scores = []
+    for data, stdin in ((data, None), ("/dev/stdin", open(data, "rb"))):   # signed with the bytes read
+        cat = subprocess.Popen(["cat"], stdin=stdin, stdout=subprocess.PIPE) if stdin else None
+        result = _limited(["rules", "score", "--rules", rules, "--data", data, "--no-history"],
+                          stdin=cat.stdout if cat else None)
+        assert result.returncode == 0, result.stderr
+        scores.append(result.stdout)
+        if cat:
+            cat.wait()
+            stdin.close()
+    assert scores[0] == scores[1] and "data:" in scores[0]
     with subprocess.Popen(["yes"], stdout=subprocess.PIPE) as endless:   # a pipe without an end
         try:
             _refused(_limited(["stats", "/dev/stdin"], stdin=endless.stdout), "larger than the 64 MB")
@@ -455,3 +467,8 @@ def test_members_are_bounded_in_memory(tmp_path):
     assert result.returncode == 0, result.stderr   # (read past a megabyte at a time)
     _refused(_limited(["build", "--split", "all", "--raw", "/dev/zero", "--out", str(tmp_path / "o")], timeout=30),
              "/dev/zero: a character device, not a DSTC2 tarball or folder")
+    zeros = tmp_path / "zeros.tar.xz"     # a file of zeros is not read to its end as xz padding
+    with open(zeros, "wb") as fh:
+        fh.truncate(4 << 30)
+    _refused(_limited(["build", "--split", "all", "--raw", str(zeros), "--out", str(tmp_path / "o")], timeout=30),
+             "not a tarball (neither gzip, bzip2, xz nor plain tar)")

@@ -154,9 +154,6 @@ def _cmd_score(args) -> int:
 
 
 def _score_flags(args) -> None:
-    for flag, value in (("--flips", args.flips), ("--context", args.context)):
-        if value < 0:
-            raise Dstc2ConvError(f"{flag} {value}: give 0 or more")
     if args.no_history and (args.save or args.against in ("last", "best")):
         raise Dstc2ConvError(f"{'--save' if args.save else '--against ' + args.against} needs the score history "
                              "(not --no-history)")
@@ -225,9 +222,9 @@ def _baseline(args, setup: _Scoring, ruleset) -> _Baseline | None:
             raise Dstc2ConvError(f"--against {against}: {what}", setup.data)
         label = against or "last"
         where = "" if against != "best" else f" of {os.path.relpath(find.rules)}"
+        scored = history.scored(find, len(setup.turns))
         _say(args, f"comparing with the scoring{where} of {find.time}")
-        return _Baseline(label, f"{label}: rules:{find.sha256[:12]}{where}", find.to_score(),
-                         history.scored(find, len(setup.turns)))
+        return _Baseline(label, f"{label}: rules:{find.sha256[:12]}{where}", find.to_score(), scored)
     if against == "shipped" or (history is None or against not in history.pinned):
         if against == "shipped":
             path, described = shipped_rules(), "shipped: the rules shipped with dstc2conv"

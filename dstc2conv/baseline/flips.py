@@ -122,6 +122,7 @@ def as_text(comparison: Comparison, now: Score, turns, predictions: Sequence[Pre
         for part in parts:
             lines.append(f"  {what} {part.name:<15} {part.delta:+.2%}  ({part.right} now right, {part.wrong} now wrong,"
                          f" of {part.responses})")
+    right = set(c.flipped_right)
     if c.groups:
         lines.append("flips by rule, before -> now:")
     for group in c.groups:
@@ -130,7 +131,7 @@ def as_text(comparison: Comparison, now: Score, turns, predictions: Sequence[Pre
             t, p, b = turns[i], predictions[i], c.before[i]
             if context:
                 lines.extend(f"      | {text}" for text in _context(dialogs, t, context))
-            label = "now right" if i in set(c.flipped_right) else "now wrong"
+            label = "now right" if i in right else "now wrong"
             lines.append(f"    {label}: {_where(t)}  user: {t.user!r}  gold: {t.gold.strip()!r}  "
                          f"was: {b.text!r}  now: {p.text!r}")
         if len(group.turns) > examples:

@@ -17,7 +17,7 @@ from ..errors import Dstc2ConvError
 from ..files import read_bytes
 from ..limits import MAX_MEMBER
 from .calls import Call, decode_json, parse_call
-from .members import MemberCheck, check_tarball, drain, skip
+from .members import MemberCheck, check_tarball, drain, skip, tar_mode
 from .workers import Calls, start_workers
 
 FLISTS = {"train": "dstc2_train.flist", "dev": "dstc2_dev.flist", "test": "dstc2_test.flist"}
@@ -251,7 +251,7 @@ def _tarfile_members(path: str, used=_used_member):
     """(name, bytes) of each regular file of a tarball of any kind that is ``used``, read
     by tarfile; the stream is then read to its end (its checksum checked)."""
     check = MemberCheck(path)
-    with tarfile.open(path, "r:*") as tf:
+    with tarfile.open(path, tar_mode(path)) as tf:
         for member in tf:
             tf.members.clear()   # (tarfile keeps every header it has read: a tarball may hold millions)
             if not used(member.name) or member.isdir():

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import stat
+import tarfile
 
 from ..errors import Dstc2ConvError
 from ..limits import MAX_MEMBER, MAX_PENDING, MB
@@ -25,6 +26,24 @@ def check_tarball(path: str) -> None:
         kind = "a character device" if stat.S_ISCHR(mode) else "a pipe" if stat.S_ISFIFO(mode) else \
             "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file"
         raise Dstc2ConvError(f"{kind}, not a DSTC2 tarball or folder", path)
+
+
+MAGIC = ((b"\x1f\x8b", "r:gz"), (b"BZh", "r:bz2"), (b"\xfd7zXZ\x00", "r:xz"))
+
+
+def tar_mode(path: str) -> str:
+    """tarfile's mode for the tarball at ``path``, known from its first bytes (gzip, bzip2,
+    xz, or else plain tar, whose header says ``ustar`` at byte 257): the kinds are never
+    tried one after the other, as ``r:*`` does, which reads a file of zeros to its end as
+    xz stream padding. tarfile.ReadError, as ``r:*`` says it, for none of them."""
+    with open(path, "rb") as fh:
+        head = fh.read(512)
+    for magic, mode in MAGIC:
+        if head.startswith(magic):
+            return mode
+    if head[257:262] != b"ustar":
+        raise tarfile.ReadError("file could not be opened successfully")
+    return "r:"
 
 
 def drain(read) -> None:

@@ -34,6 +34,9 @@ def read_rankings(path: str) -> tuple[tuple[str, ...], ...]:
         except ValueError as exc:
             raise Dstc2ConvError(f"not JSON ({exc.msg}): give one JSON list of candidate utterances a line",
                                  path, number) from None
+        except RecursionError:
+            raise Dstc2ConvError("not JSON (nested too deeply): give one JSON list of candidate utterances a line",
+                                 path, number) from None
         if not isinstance(ranked, list) or not ranked or not all(isinstance(c, str) for c in ranked):
             raise Dstc2ConvError("not a non-empty JSON list of strings: give the candidate utterances best first",
                                  path, number)

@@ -89,6 +89,8 @@ def _entries(path: str, what: str) -> list[tuple[int, object]]:
             value, end = decoder.raw_decode(text, i)
         except ValueError as exc:
             raise Dstc2ConvError(f"not JSON ({exc.msg})", path, line + text.count("\n", i, exc.pos)) from None
+        except RecursionError:
+            raise Dstc2ConvError("not JSON (nested too deeply)", path, line) from None
         out.append((line, value))
         line += text.count("\n", i, end)
         i = end

@@ -51,8 +51,8 @@ def export_format(name: str, have_calls: bool = True) -> ExportFormat:
     except KeyError:
         raise Dstc2ConvError(f"unknown export format {name!r}: choose {', '.join(EXPORTS)}") from None
     if found.needs_calls and not have_calls:
-        raise Dstc2ConvError(f"--export {name} needs the raw DSTC2 calls (log.json and label.json) that the "
-                             "task-6 files were built from: build them with --export from the DSTC2 tarballs")
+        raise Dstc2ConvError(f"the {name} export needs the raw DSTC2 calls (log.json and label.json) the task-6 "
+                             f"files are built from, not task-6 files: dstc2conv build --split SPLIT --export {name}")
     return found
 
 
