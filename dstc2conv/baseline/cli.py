@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..arguments import at_least
 from ..errors import Dstc2ConvError
 from ..files import check_writable, read_text, write_stdout, write_text_atomic
 from ..reporter import reporting
@@ -520,21 +521,6 @@ def _copy(source: str, target: str, tuned: str) -> None:
     except OSError as exc:
         raise Dstc2ConvError(f"{tuned} is written, but its ontology {source} cannot be copied here, where it "
                              f"looks for it ({exc.strerror}): copy it yourself", target) from None
-
-
-def at_least(least: int):
-    """An argparse type: a whole number, ``least`` or more."""
-    import argparse
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < least:
-            raise argparse.ArgumentTypeError(f"{value}: give {least} or more")
-        return value
-    return parse
 
 
 def seconds(text: str) -> float:
