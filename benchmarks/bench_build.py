@@ -2,7 +2,7 @@
 """Time `dstc2conv build --split all` against two floors, in one run.
 
     python benchmarks/bench_build.py [--raw ../shared/dstc2/dstc2_traindev.tar.gz] [--repeat 5] [--jobs N]
-                                     [--baseline DIR]
+                                     [--baseline DIR] [--export FORMAT ...]
 
 Runs, alternately and `--repeat` times each, after one untimed run (which compiles the
 modules, as an installed package has them, and brings the tarball into the page cache):
@@ -10,7 +10,9 @@ modules, as an installed package has them, and brings the tarball into the page 
   every JSON file with the standard library, nothing else);
 - the decompression floor (read every member of the tarball through the fastest gzip
   reader installed, isal's igzip or zlib-ng, with a minimal tar reader; no parsing);
-- the whole build command into a temporary folder (interpreter start-up included);
+- the whole build command into a temporary folder (interpreter start-up included), its
+  wall time and its CPU time (user + system, of all its processes: on a busy machine a
+  steadier figure than the wall time);
 - with ``--baseline DIR``, the same command run from the dstc2conv source tree in DIR
   (another version, e.g. ``git archive <commit> | tar -x -C DIR``), so that two versions
   are timed side by side in one run, on the same machine load;
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import resource
 import subprocess
 import sys
 import tarfile
@@ -84,12 +87,15 @@ def _rss(pid: int) -> int:
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def run(cmd: list[str], memory: bool = False, source: str | None = None) -> tuple[float, int, int, str]:
+def run(cmd: list[str], memory: bool = False, source: str | None = None,
+        cpu: list[float] | None = None) -> tuple[float, int, int, str]:
     """Wall seconds of one child process; with ``memory``, the peak of the summed RSS of
     its process tree and of its largest process (MB), sampled. Also its stdout.
-    ``source``: a dstc2conv source tree to run instead of the installed one."""
+    ``source``: a dstc2conv source tree to run instead of the installed one. ``cpu``: a
+    list to append the CPU seconds (user + system) of the process and its workers to."""
     env = ENV if source is None else {**ENV, "PYTHONPATH": source,
                                       "PYTHONPYCACHEPREFIX": ENV.get("PYTHONPYCACHEPREFIX", "") + "-baseline"}
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     total = largest = 0
@@ -99,14 +105,20 @@ def run(cmd: list[str], memory: bool = False, source: str | None = None) -> tupl
         time.sleep(0.01)
     out, err = proc.communicate()
     seconds = time.perf_counter() - start
+    if cpu is not None:
+        now = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(now.ru_utime - used.ru_utime + now.ru_stime - used.ru_stime)
     if proc.returncode != 0:
         sys.exit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{err}")
     return seconds, total >> 20, largest >> 20, out
 
 
+EXPORTS: list[str] = []   # --export FORMAT, given to every build
+
+
 def build_cmd(raw: str, out: str, jobs: int | None) -> list[str]:
     cmd = [sys.executable, "-m", "dstc2conv", "build", "--split", "all", "--raw", raw, "--out", out]
-    return cmd + (["--jobs", str(jobs)] if jobs else [])
+    return cmd + (["--jobs", str(jobs)] if jobs else []) + [a for name in EXPORTS for a in ("--export", name)]
 
 
 def subset(members: list, sessions: list[str], every: int, path: str) -> int:
@@ -135,29 +147,35 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--jobs", type=int, help="--jobs for the build (default: the build's own)")
     parser.add_argument("--no-scaling", action="store_true", help="leave out the quarter and half builds")
+    parser.add_argument("--export", action="append", default=[], metavar="FORMAT",
+                        help="build with --export FORMAT too (repeatable): the cost of the exports")
     parser.add_argument("--baseline", metavar="DIR",
                         help="a dstc2conv source tree (another version) whose build is timed alternately with this one")
     args = parser.parse_args()
     if args.baseline and not os.path.isfile(os.path.join(args.baseline, "dstc2conv", "cli.py")):
         sys.exit(f"{args.baseline}: not a dstc2conv source tree")
+    EXPORTS.extend(args.export)
     for path in (args.raw, args.floor):
         if not os.path.exists(path):
             sys.exit(f"{path}: not found")
     times: dict[str, list[float]] = {"json": [], "decompress": [], "build": [], "baseline": []}
+    cpu: dict[str, list[float]] = {"build": [], "baseline": []}   # (less moved by other work on the machine)
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out")
         ENV["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pycache")
         for cmd in ([sys.executable, args.floor, args.raw], build_cmd(args.raw, out, args.jobs)):
             run(cmd)   # compiles the modules, and brings the tarball into the page cache
         if args.baseline:
-            run(build_cmd(args.raw, out + "-baseline", args.jobs), source=args.baseline)
-        for _ in range(args.repeat):
+            run(build_cmd(args.raw, f"{out}-baseline", args.jobs), source=args.baseline)
+        for i in range(args.repeat):
             times["json"].append(run([sys.executable, args.floor, args.raw])[0])
             seconds, _, _, reader = run([sys.executable, "-c", DECOMPRESS, args.raw])
             times["decompress"].append(seconds)
-            times["build"].append(run(build_cmd(args.raw, out, args.jobs))[0])
-            if args.baseline:
-                times["baseline"].append(run(build_cmd(args.raw, out + "-baseline", args.jobs), source=args.baseline)[0])
+            builds = [("build", None), ("baseline", args.baseline)] if args.baseline else [("build", None)]
+            for name, source in builds[::-1] if i % 2 else builds:   # each first in every other round
+                folder = out if source is None else f"{out}-baseline"
+                times[name].append(run(build_cmd(args.raw, folder, args.jobs), source=source,
+                                       cpu=cpu[name])[0])
         _, peak, largest, _ = run(build_cmd(args.raw, out, args.jobs), memory=True)   # not timed
         floor = min(times["json"])
         print(f"input              {args.raw}")
@@ -168,13 +186,18 @@ def main() -> None:
         best = min(times["build"])
         print(f"build --split all  {best:.2f} s   {best / floor:.2f} x the json floor "
               f"(whole command, interpreter start-up included)")
+        print(f"build CPU          {min(cpu['build']):.2f} s   best of {args.repeat}, mean "
+              f"{sum(cpu['build']) / len(cpu['build']):.2f} s (user + system, all its processes)")
         print(f"build peak RSS     {peak} MB all processes together, {largest} MB the largest")
         if args.baseline:
             base = min(times["baseline"])
-            _, base_peak, base_largest, _ = run(build_cmd(args.raw, out + "-baseline", args.jobs), memory=True,
+            _, base_peak, base_largest, _ = run(build_cmd(args.raw, f"{out}-baseline", args.jobs), memory=True,
                                                 source=args.baseline)
             print(f"baseline build     {base:.2f} s   {base / floor:.2f} x the json floor ({args.baseline}); "
                   f"this build / baseline {min(times['build']) / base:.3f}")
+            print(f"baseline CPU       {min(cpu['baseline']):.2f} s   best of {args.repeat}, mean "
+                  f"{sum(cpu['baseline']) / len(cpu['baseline']):.2f} s; this build / baseline (means) "
+                  f"{sum(cpu['build']) / sum(cpu['baseline']):.3f}")
             print(f"baseline peak RSS  {base_peak} MB all processes together, {base_largest} MB the largest")
             print("runs (s)           build " + " ".join(f"{t:.2f}" for t in times["build"])
                   + " | baseline " + " ".join(f"{t:.2f}" for t in times["baseline"]))

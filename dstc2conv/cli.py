@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 
+from .arguments import at_least
 from .errors import Dstc2ConvError
 from .files import guarded
 from .version import __version__
@@ -39,16 +40,6 @@ def _cmd_build(args: argparse.Namespace) -> int:
     for path in result.written:
         print(path)
     return 0
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value}: give 1 or more")
-    return value
 
 
 def _folder(text: str) -> str:
@@ -101,10 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0,
                    help="seed for the random ratings and the random partition (default: 0)")
     p.add_argument("--kb", metavar="FILE",
-                   help="KB file in the published format to draw results from, or 'logs': a KB built from the "
-                        "system's acts in the logs of every call the inputs hold (default: without --raw, "
-                        "data_raw/dialog-babi-task6-dstc2-kb.txt if present; else the published KB shipped "
-                        "with dstc2conv)")
+                   help="KB file in the published format to draw results from; 'shipped': the published KB "
+                        "shipped with dstc2conv; 'logs': a KB built from the system's acts in the logs of every "
+                        "call the inputs hold (default: without --raw, data_raw/dialog-babi-task6-dstc2-kb.txt if "
+                        "present; else shipped; logs for the sample built when there is no DSTC2 data)")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--partition", choices=("published", "dstc2", "random"), default="published",
                        help="which calls go into which split: published (default: DSTC2's train and dev "
@@ -116,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--user", choices=("transcription", "asr"), default="transcription",
                    help="the user turns: what the user said, as transcribed (default), or what the system "
                         "heard (the live ASR's top hypothesis); api_calls come from the transcriptions either way")
-    p.add_argument("--jobs", type=_positive, default=min(2, os.cpu_count() or 1), metavar="N",
+    p.add_argument("--jobs", type=at_least(1), default=min(2, os.cpu_count() or 1), metavar="N",
                    help="processes that parse the JSON (default: 2, or 1 on a one-core machine; at most "
                         "the number of cores); the output does not depend on it")
     p.add_argument("--replace", action="store_true",

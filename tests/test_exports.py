@@ -203,11 +203,14 @@ def test_an_unknown_format_names_the_known_ones(tmp_path, capsys):
     assert not (tmp_path / "o").exists()
 
 
-def test_an_export_without_the_raw_calls_is_refused():
+def test_an_export_of_task6_files_is_refused_in_one_line(tmp_path, capsys):
     assert export_format("jsonl") is EXPORTS["jsonl"]
-    with pytest.raises(Dstc2ConvError, match=r"^--export deeppavlov needs the raw DSTC2 calls \(log.json and "
-                                             r"label.json\) that the task-6 files were built from"):
-        export_format("deeppavlov", have_calls=False)
+    built = _export(tmp_path / "o")
+    for name in ("jsonl", "deeppavlov"):
+        assert run(["export", name, str(built / "dialog-babi-task6-dstc2-tst.txt")]) == 2
+        assert capsys.readouterr().err == (
+            f"dstc2conv: error: the {name} export needs the raw DSTC2 calls (log.json and label.json) the task-6 "
+            f"files are built from, not task-6 files: dstc2conv build --split SPLIT --export {name}\n")
 
 
 def test_a_dialog_that_does_not_line_up_with_its_call_is_an_error():
@@ -267,3 +270,12 @@ def test_the_traindev_deeppavlov_export_reads_back(traindev_export):
     for short, dp in (("trn", "trn"), ("dev", "val")):
         records = _records(out / f"dialog-babi-task6-dstc2-{short}.jsonl")
         _same_in_deeppavlov(_deeppavlov(out / f"dstc2-{dp}.jsonlist"), records)
+
+
+def test_the_docs_name_every_field_of_the_records():
+    from conftest import ROOT
+
+    page = (ROOT / "docs" / "exports.md").read_text()
+    turn = FEATURES["turns"][0]
+    for name in [*FEATURES, *turn]:
+        assert f"`{name}`" in page, name

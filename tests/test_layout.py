@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent / "dstc2conv"
 
 # The pipeline, first to last: each entry may import those before it.
 LAYERS = (
-    ("errors", "files", "limits", "reporter", "version"),
+    ("arguments", "errors", "files", "limits", "reporter", "version"),
     ("task6",),
     ("dstc2",),
     ("convert",),

@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..arguments import at_least
 from ..errors import Dstc2ConvError
 from ..files import check_writable, read_text, write_stdout, write_text_atomic
 from ..reporter import reporting
@@ -154,9 +155,6 @@ def _cmd_score(args) -> int:
 
 
 def _score_flags(args) -> None:
-    for flag, value in (("--flips", args.flips), ("--context", args.context)):
-        if value < 0:
-            raise Dstc2ConvError(f"{flag} {value}: give 0 or more")
     if args.no_history and (args.save or args.against in ("last", "best")):
         raise Dstc2ConvError(f"{'--save' if args.save else '--against ' + args.against} needs the score history "
                              "(not --no-history)")
@@ -225,9 +223,9 @@ def _baseline(args, setup: _Scoring, ruleset) -> _Baseline | None:
             raise Dstc2ConvError(f"--against {against}: {what}", setup.data)
         label = against or "last"
         where = "" if against != "best" else f" of {os.path.relpath(find.rules)}"
+        scored = history.scored(find, len(setup.turns))
         _say(args, f"comparing with the scoring{where} of {find.time}")
-        return _Baseline(label, f"{label}: rules:{find.sha256[:12]}{where}", find.to_score(),
-                         history.scored(find, len(setup.turns)))
+        return _Baseline(label, f"{label}: rules:{find.sha256[:12]}{where}", find.to_score(), scored)
     if against == "shipped" or (history is None or against not in history.pinned):
         if against == "shipped":
             path, described = shipped_rules(), "shipped: the rules shipped with dstc2conv"
@@ -254,6 +252,7 @@ def _rescore(args, setup: _Scoring, ruleset, baseline: _Baseline | None, pin: st
     from ..files import sha256_file
     from .flips import as_dict, as_text, compare
     from .history import Entry, now_utc
+    from .ruleset import rules_sha256
 
     scored, seconds = _scored(ruleset, setup)
     now = _score_of(ruleset, setup, scored)
@@ -268,17 +267,22 @@ def _rescore(args, setup: _Scoring, ruleset, baseline: _Baseline | None, pin: st
     _print_score(args, now, systems, turns, seconds, more)
     if change is not None and not args.json:
         print("\n".join(as_text(change, now, turns, predictions, args.flips, args.context, setup.dialogs)))
-    if setup.history is not None:
-        entry = Entry(os.path.abspath(ruleset.path), sha256_file(ruleset.path), ruleset.ontology.sha256,
-                      ruleset.sha256, setup.data_sha, now.to_dict(), now_utc())
-        try:
-            setup.history.add(entry, scored, pin)
-        except Dstc2ConvError as exc:
-            if pin:
-                raise
-            _warn(f"the score is not kept for the next comparison: {exc}")
+    if setup.history is None:
+        return
+    try:
+        file_sha = sha256_file(ruleset.path)
+        if rules_sha256(file_sha, ruleset.ontology.sha256) != ruleset.sha256:
+            raise Dstc2ConvError("the rule file changed while it was scored", ruleset.path)
+        entry = Entry(os.path.abspath(ruleset.path), file_sha, ruleset.ontology.sha256, ruleset.sha256,
+                      setup.data_sha, now.to_dict(), now_utc())
+        setup.history.add(entry, scored, pin)
+    except Dstc2ConvError as exc:
         if pin:
-            _say(args, f"pinned as {pin}: --against {pin} compares with it")
+            raise
+        _warn(f"the score is not kept for the next comparison: {exc}")
+        return
+    if pin:
+        _say(args, f"pinned as {pin}: --against {pin} compares with it")
 
 
 def _watched(args) -> list[str]:
@@ -293,18 +297,18 @@ def _rescore_saved(args, setup: _Scoring, baseline: _Baseline | None) -> None:
 
     try:
         ruleset = load_rules(args.rules)
+        args.watched_ontology = ruleset.ontology_file
+        print()
+        _rescore(args, setup, ruleset, baseline)     # may find a regular expression too slow on the data
     except RuleFileError as exc:
         for problem in exc.problems:
             print(f"dstc2conv: error: {problem}", file=sys.stderr)
-        _say(args, "not rescored; watching for the next save")
-        return
     except Dstc2ConvError as exc:
         print(f"dstc2conv: error: {exc}", file=sys.stderr)
+    else:
+        sys.stdout.flush()
         return
-    args.watched_ontology = ruleset.ontology_file
-    print()
-    _rescore(args, setup, ruleset, baseline)
-    sys.stdout.flush()
+    _say(args, "not rescored; watching for the next save")
 
 
 def _print_score(args, now, systems, turns, seconds, more: dict) -> None:
@@ -517,21 +521,6 @@ def _copy(source: str, target: str, tuned: str) -> None:
     except OSError as exc:
         raise Dstc2ConvError(f"{tuned} is written, but its ontology {source} cannot be copied here, where it "
                              f"looks for it ({exc.strerror}): copy it yourself", target) from None
-
-
-def at_least(least: int):
-    """An argparse type: a whole number, ``least`` or more."""
-    import argparse
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < least:
-            raise argparse.ArgumentTypeError(f"{value}: give {least} or more")
-        return value
-    return parse
 
 
 def seconds(text: str) -> float:

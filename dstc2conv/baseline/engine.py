@@ -25,7 +25,7 @@ from .ruleset import Rule, RuleSet
 
 class State:
     """What the engine knows at a bot turn (mutable within one dialog only). The slots
-are attributes named as rule files name them (``vocabulary.RULE_SLOTS``)."""
+    are attributes named as rule files name them (``vocabulary.RULE_SLOTS``)."""
     __slots__ = ("food", "area", "price", "results", "offered", "current", "last_call", "called",
                  "prev_bot", "prev_matches", "said", "turn", "changed", "upcoming", "flags", "history", "wording")
 

@@ -11,6 +11,7 @@ from ..evaluate.response_kinds import NAMES, kind_of
 from ..evaluate.responses import Score
 from .engine import Prediction
 from .history import Scored
+from .problems import count
 
 NO_RULE = "no rule"
 
@@ -104,10 +105,6 @@ def _where(turn) -> str:
     return f"dialog {turn.dialog + 1} line {turn.line}"
 
 
-def _count(n: int, what: str) -> str:
-    return f"{n} {what}" if n == 1 else f"{n} {what}s"
-
-
 def as_text(comparison: Comparison, now: Score, turns, predictions: Sequence[Prediction], examples: int,
             context: int = 0, dialogs=None) -> list[str]:
     """The comparison as lines: the change, per system and kind, then each group with up
@@ -116,12 +113,13 @@ def as_text(comparison: Comparison, now: Score, turns, predictions: Sequence[Pre
     c = comparison
     lines = [f"against                {c.described}",
              f"change                 {now.per_response - c.previous.per_response:+.2%} per response "
-             f"({_count(len(c.flipped_right), 'turn')} now right, {len(c.flipped_wrong)} now wrong), "
+             f"({count(len(c.flipped_right), 'turn')} now right, {len(c.flipped_wrong)} now wrong), "
              f"{now.per_dialog - c.previous.per_dialog:+.2%} per dialog"]
     for what, parts in (("system", c.systems), ("kind", c.kinds)):
         for part in parts:
             lines.append(f"  {what} {part.name:<15} {part.delta:+.2%}  ({part.right} now right, {part.wrong} now wrong,"
                          f" of {part.responses})")
+    right = set(c.flipped_right)
     if c.groups:
         lines.append("flips by rule, before -> now:")
     for group in c.groups:
@@ -130,7 +128,7 @@ def as_text(comparison: Comparison, now: Score, turns, predictions: Sequence[Pre
             t, p, b = turns[i], predictions[i], c.before[i]
             if context:
                 lines.extend(f"      | {text}" for text in _context(dialogs, t, context))
-            label = "now right" if i in set(c.flipped_right) else "now wrong"
+            label = "now right" if i in right else "now wrong"
             lines.append(f"    {label}: {_where(t)}  user: {t.user!r}  gold: {t.gold.strip()!r}  "
                          f"was: {b.text!r}  now: {p.text!r}")
         if len(group.turns) > examples:

@@ -192,6 +192,8 @@ class History:
         if pin is not None and pin not in self.pinned and len(self.pinned) >= PINS:
             raise Dstc2ConvError(f"{PINS} scores are pinned already ({', '.join(sorted(self.pinned))}): "
                                  "--save one of these names to replace it", os.path.join(self.folder, INDEX))
+        if not added and pin is None:
+            return False
         if added:
             self.entries.append(entry)
             mine = [e for e in self.entries if e.rules == entry.rules]

@@ -26,16 +26,22 @@ def stamp(path: str) -> tuple | None:
     return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
+def pause(seconds: float) -> None:
+    """The wait between two polls (the tests replace it with saves made at once)."""
+    time.sleep(seconds)
+
+
 def watch(rules: str, rescore: Callable[[], None], watched: Callable[[], list[str]],
-          sleep: Callable[[float], None] = time.sleep, interval: float = INTERVAL, polls: int | None = None) -> None:
+          interval: float = INTERVAL, polls: int | None = None) -> None:
     """Call ``rescore()`` after every change of the files ``watched()`` names (the rule
-    file ``rules`` first), polling every ``interval`` seconds, ``polls`` times (None: until
-    interrupted). Raise Dstc2ConvError when ``rules`` is missing ``GRACE`` polls in a row."""
+    file ``rules`` first), polling every ``interval`` seconds (``pause``), ``polls`` times
+    (None: until interrupted). Raise Dstc2ConvError when ``rules`` is missing ``GRACE``
+    polls in a row."""
     seen = {path: stamp(path) for path in watched()}
     missing = 0
     done = 0
     while polls is None or done < polls:
-        sleep(interval)
+        pause(interval)
         done += 1
         now = {path: stamp(path) for path in watched()}
         if now.get(rules) is None:

@@ -63,7 +63,7 @@ class InputUse:
 @dataclass(frozen=True)
 class KbUse:
     """Where the result lines came from: the shipped KB, a KB file, or the logs of the calls read."""
-    source: str                 # "shipped", "file" or "logs"
+    source: str | None          # "shipped", "file" or "logs" (absent from a hand-written manifest)
     path: str | None
     sha256: str | None
     restaurants: int | None
@@ -131,7 +131,7 @@ class Manifest:
             if calls is not None and not all(isinstance(c, dict) and all(
                     isinstance(k, str) and type(v) is int for k, v in c.items()) for c in calls.values()):
                 raise read.error("kb.calls", "input -> flist -> number of calls")
-            kb = KbUse(read.of(kb, "source", str) or "file", read.of(kb, "path", str), read.of(kb, "sha256", str),
+            kb = KbUse(read.of(kb, "source", str), read.of(kb, "path", str), read.of(kb, "sha256", str),
                        read.of(kb, "restaurants", int), calls)
         inputs = tuple(InputUse(read.of(i, "path", str), tuple(read.strings(i, "used_for")), read.of(i, "sha256", str),
                                 read.of(i, "calls", int)) for i in read.items(data, "inputs"))

@@ -47,8 +47,9 @@ class BuildOptions:
     raw: tuple[str, ...] = ()        # tarballs or folders; empty: look in data_raw/
     out: str = "outputs"
     seed: int = 0                    # seeds the ratings and the random partition
-    kb: str | None = None            # a KB file, or "logs" (built from the logs); None: data_raw/<kb file>
-                                     # if present (and no raw), else the shipped KB (``shipped_kb``)
+    kb: str | None = None            # a KB file, "shipped" (``shipped_kb``) or "logs" (built from the logs);
+                                     # None: data_raw/<kb file> if present (and no raw), else the shipped KB
+                                     # (but for the sample built without inputs: from the logs)
     partition: str = "published"     # published, dstc2 (DSTC2's own train/dev flists) or random
     user: str = "transcription"      # the user turns: the transcriptions, or what the live ASR heard (asr)
     raw_dir: str = DEFAULT_RAW_DIR
@@ -68,6 +69,7 @@ def wanted_splits(split: str) -> tuple[str, ...]:
 
 
 KB_FROM_LOGS = "logs"   # --kb logs: a KB built from the system's acts in the logs
+KB_SHIPPED = "shipped"  # --kb shipped: the published KB file shipped with dstc2conv
 
 
 def shipped_kb() -> str:
@@ -83,6 +85,8 @@ def kb_file(options: BuildOptions, from_raw_dir: bool, is_sample: bool = False) 
     are made up). None for ``--kb logs`` and the sample: a KB built from the logs."""
     if options.kb == KB_FROM_LOGS:
         return None
+    if options.kb == KB_SHIPPED:
+        return shipped_kb()
     if options.kb:
         return options.kb
     if is_sample:

@@ -62,7 +62,7 @@ class Inputs:
                                                      # kb, ontology; nothing: not read)
 
     def close(self) -> None:
-        """Stop the worker processes that hold calls (see ``dstc2.Calls``)."""
+        """Stop the worker processes that hold calls (see ``workers.Calls``)."""
         self.calls.close()
 
 

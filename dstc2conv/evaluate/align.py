@@ -92,7 +92,7 @@ class _Tally:
         return self.sessions[index] if index < len(self.sessions) else None
 
     def add(self, kind: str, index: int, ours_line, ref_line, text: str, n: int = 1) -> None:
-        """``n`` differences of ``kind`` in the dialogs at ``index`` (from 0)."""
+        """``n`` differences of ``kind`` in the dialog at ``index`` (from 0)."""
         self.counts[kind] += n
         self.dialogs[kind].add(index)
         self.examples[kind].append(Example(index + 1, ours_line, ref_line, self.session(index), text))

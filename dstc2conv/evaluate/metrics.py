@@ -5,8 +5,9 @@ turn; ``ranking``: ranked candidates per bot turn; ``dstc6``: a DSTC6 result fil
 whether it needs the KB, its exact definition and whose papers report it (the docs
 table is generated from these), the element it adds to the signature, and its
 computation in two steps, as sacrebleu does: statistics per turn, then the figures from
-any list of them. ``dstc2conv score``, ``rules score`` and ``ir`` all score here; the
-per-turn output reads the same statistics.
+any list of them. ``dstc2conv score`` and ``ir`` score here (``rules score`` prints its
+accuracy with the same printer, ``score_output``); the per-turn output reads the same
+statistics.
 
 Ranked and DSTC6 inputs allow the text metrics too: their first candidate is the
 turn's prediction.
@@ -20,6 +21,7 @@ from functools import cached_property
 
 from ..errors import Dstc2ConvError
 from ..task6.turns import BotTurn
+from ..task6.vocabulary import SLOTS as VOCABULARY_SLOTS
 from ..version import __version__
 from . import bleu as _bleu
 from . import entities as _entities
@@ -27,7 +29,7 @@ from .response_kinds import kind_of
 
 MATCHES = ("strip", "lower", "template")
 INPUTS = {"text": ("text",), "ranking": ("text", "ranking"), "dstc6": ("text", "dstc6")}
-SLOTS = ("cuisine", "location", "price")
+SLOTS = tuple(slot.word for slot in VOCABULARY_SLOTS)   # cuisine, location, price
 NAMED = ("offer", "phone", "address", "post_code")   # the kinds of gold response task success checks
 
 
@@ -308,7 +310,8 @@ def allowed(kind: str, has_kb: bool) -> tuple[str, ...]:
 
 def choose(names: str | None, kinds: str | Sequence[str], has_kb: bool) -> tuple[str, ...]:
     """The metrics ``--metrics`` names (comma-separated), or every one the inputs allow
-    (``kinds``: the kind of each system's input; a metric one of them allows is kept)."""
+    (``kinds``: the kind of each system's input; a metric one of them allows is kept);
+    in registry order."""
     kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
     if names is None:
         return tuple(n for n in NAMES if any(n in allowed(k, has_kb) for k in kinds))
@@ -326,7 +329,7 @@ def choose(names: str | None, kinds: str | Sequence[str], has_kb: bool) -> tuple
             raise Dstc2ConvError(f"--metrics: {name} needs the KB: give --kb FILE")
         if name not in out:
             out.append(name)
-    return tuple(out)
+    return tuple(n for n in NAMES if n in out)
 
 
 def applicable(names: Sequence[str], kind: str) -> tuple[str, ...]:

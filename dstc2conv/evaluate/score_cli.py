@@ -12,6 +12,7 @@ import os
 import sys
 from dataclasses import dataclass
 
+from ..arguments import at_least
 from ..errors import Dstc2ConvError
 
 FLIPS = 10
@@ -376,20 +377,6 @@ def _write_turns(path: str, systems, scored, sessions, several: bool) -> None:
     print(f"dstc2conv: {len(rows)} turns written to {path}", file=sys.stderr)
 
 
-def _count(least: int):
-    import argparse
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < least:
-            raise argparse.ArgumentTypeError(f"{value}: give {least} or more")
-        return value
-    return parse
-
-
 def add_parser(sub) -> None:
     from .metrics import MATCHES, NAMES
 
@@ -427,8 +414,8 @@ def add_parser(sub) -> None:
                    help="the build's manifest.json, for each dialog's DSTC2 system (default: manifest.json "
                         "beside REF, if it lists the file)")
     p.add_argument("--compare", metavar="PREDS2", help="a second system's predictions, compared with PREDS")
-    p.add_argument("--flips", type=_count(0), metavar="N", help=f"flipped turns to show each way (default {FLIPS})")
-    p.add_argument("--bootstrap", type=_count(1), metavar="N",
+    p.add_argument("--flips", type=at_least(0), metavar="N", help=f"flipped turns to show each way (default {FLIPS})")
+    p.add_argument("--bootstrap", type=at_least(1), metavar="N",
                    help=f"resamples of the dialogs for the paired bootstrap (default {RESAMPLES})")
     p.add_argument("--seed", type=int, metavar="S", help="the bootstrap's random seed (default 0)")
     p.set_defaults(func=_cmd_score)

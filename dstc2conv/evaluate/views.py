@@ -23,6 +23,8 @@ def normal_block(lines: tuple[str, ...]) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class View:
+    """A dialog as compare sees it: its bot turns (``task6.turns.dialog_turns``), what
+    it compares of them, and where it is in its file."""
     dialog: Dialog
     lead: tuple[str, ...]       # context lines before the first exchange (normally none)
     turns: tuple[BotTurn, ...]

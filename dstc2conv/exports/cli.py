@@ -45,3 +45,20 @@ def add_parser(sub) -> None:
     p.add_argument("--out", required=True, metavar="FILE", help="the JSON file of samples")
     p.add_argument("--quiet", action="store_true", help="no note on stderr")
     p.set_defaults(func=_cmd_dstc6)
+
+    from .formats import EXPORTS
+
+    for export in EXPORTS.values():   # made by the build, from the raw calls: asked of a task-6 file, one line
+        p = formats.add_parser(export.name, help=f"{export.description}: made by build --export {export.name}",
+                               description=f"{export.description}. Made from the raw DSTC2 calls, whose "
+                                           f"annotations the task-6 files lack: dstc2conv build --split SPLIT "
+                                           f"--export {export.name}.")
+        p.add_argument("ref", metavar="REF", nargs="?", help="a task-6 file (refused: the raw calls are needed)")
+        p.set_defaults(func=_needs_the_calls, export=export.name)
+
+
+def _needs_the_calls(args) -> int:
+    from .formats import export_format
+
+    export_format(args.export, have_calls=False)   # raises: the format needs the raw calls
+    return 2

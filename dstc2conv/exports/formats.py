@@ -9,15 +9,26 @@ task-6 files alone.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from ..convert.lexicon import Lexicon
-from ..dstc2.calls import Call
 from ..errors import Dstc2ConvError
-from ..task6.format import Dialog
-from .deeppavlov import deeppavlov_dialog
-from .jsonl import jsonl_dialog
-from .records import dialog_record
+
+if TYPE_CHECKING:   # (the command line builds its parser from this registry: the rest is imported when used)
+    from ..convert.lexicon import Lexicon
+    from ..dstc2.calls import Call
+    from ..task6.format import Dialog
+
+
+def jsonl_dialog(record: dict) -> str:
+    from .jsonl import jsonl_dialog
+
+    return jsonl_dialog(record)
+
+
+def deeppavlov_dialog(record: dict) -> str:
+    from .deeppavlov import deeppavlov_dialog
+
+    return deeppavlov_dialog(record)
 
 # The short names of the task-6 files' splits, as the published file names have them.
 TASK6_SPLIT = {"train": "trn", "dev": "dev", "test": "tst"}
@@ -51,8 +62,8 @@ def export_format(name: str, have_calls: bool = True) -> ExportFormat:
     except KeyError:
         raise Dstc2ConvError(f"unknown export format {name!r}: choose {', '.join(EXPORTS)}") from None
     if found.needs_calls and not have_calls:
-        raise Dstc2ConvError(f"--export {name} needs the raw DSTC2 calls (log.json and label.json) that the "
-                             "task-6 files were built from: build them with --export from the DSTC2 tarballs")
+        raise Dstc2ConvError(f"the {name} export needs the raw DSTC2 calls (log.json and label.json) the task-6 "
+                             f"files are built from, not task-6 files: dstc2conv build --split SPLIT --export {name}")
     return found
 
 
@@ -60,5 +71,7 @@ def export_dialog(call: Call, dialog: Dialog, split: str, number: int, lexicon: 
                   names: tuple[str, ...]) -> dict[str, str]:
     """The text of ``dialog`` (made of ``call``, the ``number``-th of its split) in each
     format of ``names``: format name -> text."""
+    from .records import dialog_record
+
     record = dialog_record(call, dialog, split, number, lexicon, asr)
     return {name: EXPORTS[name].dialog(record) for name in names}

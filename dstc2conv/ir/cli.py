@@ -8,6 +8,7 @@ import json
 import sys
 import time
 
+from ..arguments import at_least
 from ..evaluate import score_output
 from ..files import check_writable, sha256_file, write_stdout, write_text_atomic
 
@@ -85,18 +86,6 @@ def _cmd_ir(args) -> int:
     return 0
 
 
-def _rank(text: str) -> int:
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value}: give 1 or more")
-    return value
-
-
 def _score(predictions, rankings, turns, data_sha: str, parts: list[str], k: int | None):
     """Accuracy, and with rankings hits@n for every n up to ``k`` and MRR."""
     from ..evaluate import metrics as m
@@ -123,7 +112,7 @@ def add_parser(sub) -> None:
                             "(the score then goes to stderr)")
         p.add_argument("--json", action="store_true", help="print the score as one JSON object")
         p.add_argument("--quiet", action="store_true", help="no notes on stderr")
-        p.add_argument("--rank", type=_rank, metavar="K",
+        p.add_argument("--rank", type=at_least(1), metavar="K",
                        help="write the K best candidates of every turn, best first, one JSON list a line, and "
                             "score hits@k (k up to K) and MRR too")
         p.set_defaults(func=_cmd_ir)
