@@ -391,9 +391,11 @@ def _python(code: str) -> str:
 def test_importing_the_package_or_the_command_line_loads_no_stage_and_no_pandas():
     loaded = _python("import sys, dstc2conv.cli; print(sorted(m for m in sys.modules "
                      "if m.startswith('dstc2conv') or m.split('.')[0] in ('pandas', 'numpy')))")
-    # the package, the command line and the foundation modules (errors, files, limits, version) only
-    assert loaded.split() == ["['dstc2conv',", "'dstc2conv.cli',", "'dstc2conv.errors',", "'dstc2conv.files',",
-                              "'dstc2conv.limits',", "'dstc2conv.version']"]
+    # the package, the command line and foundation modules only: no stage of the pipeline
+    foundation = {"arguments", "errors", "files", "limits", "reporter", "version"}
+    names = [name.strip("[',]") for name in loaded.split()]
+    assert names[:2] == ["dstc2conv", "dstc2conv.cli"]
+    assert {name.split(".", 1)[1] for name in names[2:]} <= foundation, names
 
 
 def test_every_name_of_the_package_is_there_and_build_stays_the_function():
