@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import GOLDEN, REFERENCE, ROOT, need, write_rule_files
+from conftest import GOLDEN, REFERENCE, ROOT, SAMPLE, need, write_rule_files
 
 import dstc2conv
 from dstc2conv.cli import run
@@ -437,3 +437,14 @@ def test_a_notebook_scores_the_published_dev_file_as_the_command_does(tmp_path, 
     assert len(table) == expected["responses"] and int(table["correct"].sum()) == expected["correct"]
     assert table.groupby("kind", sort=False)["correct"].sum().to_dict() == {
         kind: part["correct"] for kind, part in expected["by_kind"].items()}
+
+
+def test_build_never_writes_over_a_kb_it_reads(tmp_path):
+    out = tmp_path / "out"
+    dstc2conv.build(split="test", raw=SAMPLE, out=out, kb="logs")
+    kb = out / "dialog-babi-task6-dstc2-kb.txt"
+    kb.write_text(kb.read_text() + "1 made_up R_cuisine thai\n")
+    before = kb.read_bytes()
+    with pytest.raises(dstc2conv.Dstc2ConvError, match="cannot write: it is the input .*, which would be overwritten"):
+        dstc2conv.build(split="test", raw=SAMPLE, out=out, kb=kb, replace=True)
+    assert kb.read_bytes() == before

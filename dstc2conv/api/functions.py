@@ -105,6 +105,7 @@ def build(*, split: str, raw: Path | Sequence[Path] = (), out: Path = "outputs",
     on stderr; by default nothing is said."""
     from ..build.pipeline import BuildOptions
     from ..build.pipeline import build as run_build
+    from ..files import guarded
     from ..reporter import reporting_to
 
     raws = (raw,) if isinstance(raw, (str, os.PathLike)) else tuple(raw)
@@ -112,7 +113,7 @@ def build(*, split: str, raw: Path | Sequence[Path] = (), out: Path = "outputs",
                            kb=None if kb is None else os.fspath(kb), partition=partition, user=user,
                            jobs=min(2, os.cpu_count() or 1) if jobs is None else jobs, replace=replace,
                            exports=tuple(export))
-    with reporting_to(notes=log, progress=progress):
+    with guarded(), reporting_to(notes=log, progress=progress):   # never over a file it reads, as the command
         return run_build(options)
 
 
