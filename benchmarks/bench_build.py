@@ -220,4 +220,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from script import run
+
+    run(main)

@@ -107,4 +107,6 @@ def _rows(args):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from script import run
+
+    run(main)
