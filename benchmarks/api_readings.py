@@ -259,6 +259,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    from script import run
+    from script import run_main
 
-    run(main)
+    run_main(main)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 
-def run(main) -> None:
+def run_main(main) -> None:
     """Call ``main()``; a Dstc2ConvError (a missing or bad input) is one line on stderr, exit 2."""
     from dstc2conv.errors import Dstc2ConvError
 

@@ -107,6 +107,6 @@ def _rows(args):
 
 
 if __name__ == "__main__":
-    from script import run
+    from script import run_main
 
-    run(main)
+    run_main(main)
