@@ -486,3 +486,14 @@ def test_members_are_bounded_in_memory(tmp_path):
         fh.truncate(4 << 30)
     _refused(_limited(["build", "--split", "all", "--raw", str(zeros), "--out", str(tmp_path / "o")], timeout=30),
              "not a tarball (neither gzip, bzip2, xz nor plain tar)")
+
+
+def test_a_long_dialog_does_not_fill_the_memory_of_tfidf(tmp_path):
+    """The conversation before each turn grows with the dialog: one turn's is held at a
+    time, so a 5 MB dialog of 99 turns stays well under the limit."""
+    data = tmp_path / "long.txt"
+    data.write_text("".join(f"{i} {'a ' * 25_000}\thi\n" for i in range(1, 100)))
+    result = _limited(["ir", "tfidf", "--train", str(data), "--data", str(data), "--out", str(tmp_path / "o.txt"),
+                       "--quiet"])
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (tmp_path / "o.txt").read_text() == "hi\n" * 99

@@ -73,8 +73,8 @@ def test_tfidf_tie_breaks_to_the_first_candidate():
 def test_inputs_last_and_conversation_with_result_lines():
     turns = _turns("1 <SILENCE>\tHello .\n2 cheap\tapi_call cheap\n3 x R_price cheap\n4 ok\tx is cheap\n\n"
                    "1 bye\tbye\n\n")
-    assert ir.inputs(turns, "last") == [["<silence>"], ["cheap"], ["ok"], ["bye"]]
-    assert ir.inputs(turns, "conversation") == [
+    assert list(ir.inputs(turns, "last")) == [["<silence>"], ["cheap"], ["ok"], ["bye"]]
+    assert list(ir.inputs(turns, "conversation")) == [
         ["<silence>"],
         ["<silence>", "hello", ".", "cheap"],
         ["<silence>", "hello", ".", "cheap", "api_call", "cheap", "x", "r_price", "cheap", "ok"],

@@ -18,6 +18,7 @@ training file.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..errors import Dstc2ConvError
@@ -42,12 +43,12 @@ def train_candidates(train: list[BotTurn]) -> tuple[str, ...]:
 
 # ---------------------------------------------------------------- inputs
 
-def inputs(turns: list[BotTurn], variant: str) -> list[list[str]]:
-    """The input words of every turn: its user utterance (``last``), or the dialog up to
-    it (``conversation``: earlier user and bot utterances, result lines, then the user's)."""
+def inputs(turns: list[BotTurn], variant: str) -> Iterator[list[str]]:
+    """The input words of every turn, one turn at a time: its user utterance (``last``), or
+    the dialog up to it (``conversation``: earlier user and bot utterances, result lines,
+    then the user's). One turn's words at a time: a long dialog's would fill the memory."""
     if variant not in INPUTS:
         raise ValueError(variant)
-    out = []
     history: list[str] = []
     dialog = None
     for turn in turns:
@@ -55,13 +56,12 @@ def inputs(turns: list[BotTurn], variant: str) -> list[list[str]]:
             history, dialog = [], turn.dialog
         user = words(turn.user)
         if variant == "last":
-            out.append(user)
+            yield user
             continue
-        out.append(history + user)
-        history = history + user + words(turn.gold)
+        yield history + user
+        history += user + words(turn.gold)
         for line in turn.context:
             history += words(line)
-    return out
 
 
 # ---------------------------------------------------------------- TF-IDF Match
@@ -124,10 +124,18 @@ def _first_best(scores: list[float]) -> int:
     return next(i for i, s in enumerate(scores) if s >= top - TIE)
 
 
+# Inputs of at most this many words are remembered with their answer (the same user
+# utterances come back often); longer ones, whole conversations, seldom do.
+CACHED_WORDS = 64
+
+
 def tfidf_predict(index: TfIdf, turns: list[BotTurn], variant: str) -> list[str]:
     cache: dict[tuple[str, ...], str] = {}
     out = []
     for text in inputs(turns, variant):
+        if len(text) > CACHED_WORDS:
+            out.append(index.best(text))
+            continue
         key = tuple(sorted(text))
         if key not in cache:
             cache[key] = index.best(text)
@@ -140,6 +148,9 @@ def tfidf_rank(index: TfIdf, turns: list[BotTurn], variant: str, k: int) -> list
     cache: dict[tuple[str, ...], tuple[str, ...]] = {}
     out = []
     for text in inputs(turns, variant):
+        if len(text) > CACHED_WORDS:
+            out.append(index.ranked(text, k))
+            continue
         key = tuple(sorted(text))
         if key not in cache:
             cache[key] = index.ranked(text, k)
