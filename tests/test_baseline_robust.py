@@ -182,7 +182,7 @@ def test_problems_are_frozen_values_and_the_error_pickles(write):
     (("    when: {missing: food}\n    say: ask_food\n", "    when: {missing: food}\n    mark: [a, [b]]\n"),
      19, "'mark' takes a flag name or a list of them", "ask-food"),
     (("  bye: you are welcome\n", "  bye: 42\n"), 6, "pattern 'bye' must be a string, not 42", None),
-    (("  - id: ask-food\n", "  - id: 12\n"), 16, "a rule needs an 'id' (a string)", None),
+    (("  - id: ask-food\n", "  - id: 12\n"), 16, "a rule needs an 'id' (a string of printable characters)", None),
 ])
 def test_types_are_checked_strictly(write, capsys, edit, line, message, rule_id):
     assert edit[0] in RULES

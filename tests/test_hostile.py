@@ -497,3 +497,33 @@ def test_a_long_dialog_does_not_fill_the_memory_of_tfidf(tmp_path):
                        "--quiet"])
     assert result.returncode == 0, result.stderr[-2000:]
     assert (tmp_path / "o.txt").read_text() == "hi\n" * 99
+
+
+@pytest.mark.parametrize("make", [os.mkfifo, os.mkdir])
+def test_an_output_name_taken_by_a_pipe_or_a_folder_is_refused_by_name(tmp_path, capsys, make):
+    out = tmp_path / "out"
+    out.mkdir()
+    make(out / "dialog-babi-task6-dstc2-tst.txt")
+    assert _one_error(capsys, ["build", "--split", "test", "--out", str(out), "--quiet"]) == (
+        f"dstc2conv: error: {out}/dialog-babi-task6-dstc2-tst.txt: dialog-babi-task6-dstc2-tst.txt in the output "
+        "folder is not a regular file: move it away")
+    assert sorted(p.name for p in out.iterdir()) == ["dialog-babi-task6-dstc2-tst.txt"]
+
+
+def test_a_number_too_long_in_a_rule_file_is_one_line(rule_files, capsys):
+    folder, rules, _ = rule_files
+    path = folder / "rules.yaml"
+    text = path.read_text().split("\n")
+    text.insert(3, "# a long number next")
+    path.write_text("\n".join(text).replace("priority: 100", "priority: " + "9" * 5000, 1))
+    line = next(i for i, t in enumerate(path.read_text().split("\n"), 1) if "9" * 5000 in t)
+    assert _one_error(capsys, ["rules", "check", "--rules", rules]) == (
+        f"dstc2conv: error: {path}:{line}: YAML: a number too long to read")
+
+
+def test_a_rule_id_with_an_escape_sequence_is_refused(rule_files, capsys):
+    folder, rules, _ = rule_files
+    path = folder / "rules.yaml"
+    path.write_text(path.read_text().replace("  - id: greet\n", '  - id: "greet\\e]0;title\\a"\n', 1))
+    error = _one_error(capsys, ["rules", "check", "--rules", rules])
+    assert error.endswith("a rule needs an 'id' (a string of printable characters)") and "\x1b" not in error

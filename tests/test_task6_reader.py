@@ -257,3 +257,8 @@ def test_output_that_cannot_be_written_is_one_line(tmp_path):
                               stderr=subprocess.PIPE, text=True)
     assert proc.returncode == 2
     assert proc.stderr == "dstc2conv: error: cannot write the output: No space left on device\n"
+
+
+def test_a_line_number_in_other_digits_is_refused():
+    with pytest.raises(Dstc2ConvError, match=r"^x.txt:1: expected '<number> <text>'"):
+        task6.parse("\u0661 hi\tthere\n", "x.txt")

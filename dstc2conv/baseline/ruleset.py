@@ -281,6 +281,9 @@ def _fast_loader(text: str, path: str):
 SHOWN_KEYS = 3   # unknown keys named one by one; past these, a count (the file may be anything)
 
 
+_LONG_NUMBER = regex.compile(r"\d{1000,}")
+
+
 def _load_yaml(text: str, path: str, bad: _Collect):
     """The document; a problem that stops the parse is raised, duplicate keys are collected."""
     try:
@@ -299,6 +302,10 @@ def _load_yaml(text: str, path: str, bad: _Collect):
         raise RuleFileError([Problem(path, None, f"YAML: {exc}")]) from None
     except RecursionError:
         raise RuleFileError([Problem(path, None, "YAML: nested too deeply")]) from None
+    except ValueError:   # an integer of more digits than Python converts
+        long = _LONG_NUMBER.search(text)
+        line = text.count("\n", 0, long.start()) + 1 if long else None
+        raise RuleFileError([Problem(path, line, "YAML: a number too long to read")]) from None
     finally:
         loader.dispose()
     for key, line in loader.duplicates:
@@ -546,7 +553,8 @@ def _is_text(value: Any) -> bool:
 
 
 def _is_name(value: Any) -> bool:
-    return isinstance(value, str) and bool(value.strip())
+    """Text with a visible character, and none that a terminal would act on (an id is printed)."""
+    return isinstance(value, str) and bool(value.strip()) and value.isprintable()
 
 
 def _is_mapping(value: Any) -> bool:
@@ -603,7 +611,7 @@ def _check_mark(value: str | list, c: _Checking) -> tuple:
 
 # The id names the rule in every other problem: it is checked first, then the keys are
 # checked against RULE_KEYS, then each of them in this order.
-RULE_ID = RuleKey("id", _is_name, "a rule needs an 'id' (a string)", shown=False, required=True)
+RULE_ID = RuleKey("id", _is_name, "a rule needs an 'id' (a string of printable characters)", shown=False, required=True)
 RULE_KEYS = (
     RuleKey("priority", _is_int, "'priority' must be an integer", 0),
     RuleKey("enabled", _is_bool, "'enabled' must be true or false", True),

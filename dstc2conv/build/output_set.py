@@ -100,8 +100,15 @@ class OutputFolder:
     def existing(self, name: str) -> str | None:
         """The text of a regular file of the current set, exactly as it is (no newline
         translation, so that its checksum is that of its bytes), or None."""
+        path = os.path.join(self.path, name)
         try:
-            return read_text(os.path.join(self.path, name), "an output", is_input=False)
+            mode = os.stat(path).st_mode
+        except OSError:
+            return None
+        if not stat.S_ISREG(mode):   # a pipe would block the read; a folder is no output of ours
+            raise Dstc2ConvError(f"{name} in the output folder is not a regular file: move it away", path)
+        try:
+            return read_text(path, "an output", is_input=False)
         except Dstc2ConvError:
             return None
 

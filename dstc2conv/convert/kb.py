@@ -84,7 +84,7 @@ def read_kb(path: str | os.PathLike) -> KB:
         if not line.strip():
             continue
         number, *rest = line.split()
-        fact = Fact.match(" ".join(rest)) if number.isdigit() else None
+        fact = Fact.match(" ".join(rest)) if number.isascii() and number.isdigit() else None
         if fact is None or fact.attribute not in ATTRIBUTES + (RATING,):
             raise Dstc2ConvError(
                 f"expected '1 <name> R_<attribute> <value>', found {line.strip()[:60]!r}", path, lineno)

@@ -206,7 +206,7 @@ def _results(lines: tuple[Context, ...]) -> list[dict]:
         fact = Fact.match(line.text)
         row = rows.setdefault(fact.name, dict.fromkeys(RESULT_FIELDS) | {"name": fact.name})
         field = fact.attribute[2:]
-        row[field] = int(fact.value) if fact.attribute == RATING and fact.value.isdigit() else fact.value
+        row[field] = int(fact.value) if fact.attribute == RATING and fact.value.isascii() and fact.value.isdigit() else fact.value
     return list(rows.values())
 
 

@@ -114,7 +114,7 @@ def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog
                 current, expected = [], 1
             continue
         number, sep, rest = raw.partition(" ")
-        if not sep or not number.isdecimal():
+        if not sep or not (number.isascii() and number.isdecimal()):
             if raw.isspace():
                 raise Dstc2ConvError("a line of only whitespace (only an empty line separates dialogs)",
                                      path, lineno)

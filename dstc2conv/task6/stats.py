@@ -109,7 +109,8 @@ def rating_consistency(dialogs: Iterable[Dialog]) -> tuple[int, int]:
                 if fact is not None:
                     ratings.setdefault(fact.name, None)
                     if fact.attribute == RATING:
-                        ratings[fact.name] = int(fact.value) if fact.value.isdecimal() and len(fact.value) < 10 else None
+                        value = fact.value
+                        ratings[fact.name] = int(value) if value.isascii() and value.isdecimal() and len(value) < 10 else None
                 continue
             after_call = is_api_call(line.bot)
             if after_call:
