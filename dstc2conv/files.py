@@ -108,11 +108,12 @@ def read_text(path: str, what: str = "a file", limit: int = MAX_FILE, is_input: 
 
 
 def decode(data: bytes, path: str) -> str:
-    """UTF-8 bytes as text; Dstc2ConvError naming ``path`` and the byte if they are not."""
+    """UTF-8 bytes as text; Dstc2ConvError naming ``path``, the line and the byte if they are not."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise Dstc2ConvError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path) from None
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise Dstc2ConvError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path, line) from None
 
 
 def parse_json(text: str | bytes, path: str, what: str = "JSON"):

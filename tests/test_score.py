@@ -396,7 +396,7 @@ def test_bad_inputs_are_one_line(tmp_path, capsys):
         ((ref, ref), f"{ref}:1: a tab in a prediction"),
         ((tmp_path / "missing.txt", ref), f"{tmp_path / 'missing.txt'}: cannot read: No such file or directory"),
         ((tmp_path, ref), f"{tmp_path}: is a directory, not a predictions file"),
-        ((tmp_path / "latin1.txt", ref), f"{tmp_path / 'latin1.txt'}: not UTF-8 text"),
+        ((tmp_path / "latin1.txt", ref), f"{tmp_path / 'latin1.txt'}:1: not UTF-8 text"),
         ((good, tmp_path / "bad-ref.txt"), f"{tmp_path / 'bad-ref.txt'}:1: neither an exchange"),
         ((good, good), f"{good}:1: expected '<number> <text>'"),
         ((good, ref, "--seed", "1"), "--bootstrap, --seed and --flips are for --compare PREDS2"),
@@ -433,3 +433,11 @@ def test_rules_score_output_unchanged(tmp_path, capsys):
     text = "".join(f"==== {i}\n{o}" for i, o in enumerate(outputs))
     text = "\n".join(line for line in text.split("\n") if '"turns_per_second"' not in line)
     assert text == (GOLDEN / "rules-score-tiny.txt").read_text()
+
+
+def test_the_bootstrap_is_bounded(tmp_path, capsys):
+    ref = _ref(tmp_path)
+    preds = _write(tmp_path / "preds.txt", RULE_PREDS)
+    with pytest.raises(SystemExit) as stopped:
+        run(["score", str(preds), str(ref), "--compare", str(preds), "--bootstrap", "99999999999"])
+    assert stopped.value.code == 2 and "--bootstrap: 99999999999: give 100,000 or fewer" in capsys.readouterr().err

@@ -17,6 +17,7 @@ from ..errors import Dstc2ConvError
 
 FLIPS = 10
 RESAMPLES = 1000
+MAX_RESAMPLES = 100_000   # each resample is a pass over the dialogs: more would run for hours
 
 
 @dataclass(frozen=True)
@@ -415,7 +416,7 @@ def add_parser(sub) -> None:
                         "beside REF, if it lists the file)")
     p.add_argument("--compare", metavar="PREDS2", help="a second system's predictions, compared with PREDS")
     p.add_argument("--flips", type=at_least(0), metavar="N", help=f"flipped turns to show each way (default {FLIPS})")
-    p.add_argument("--bootstrap", type=at_least(1), metavar="N",
-                   help=f"resamples of the dialogs for the paired bootstrap (default {RESAMPLES})")
+    p.add_argument("--bootstrap", type=at_least(1, MAX_RESAMPLES), metavar="N",
+                   help=f"resamples of the dialogs for the paired bootstrap (default {RESAMPLES}, at most {MAX_RESAMPLES:,})")
     p.add_argument("--seed", type=int, metavar="S", help="the bootstrap's random seed (default 0)")
     p.set_defaults(func=_cmd_score)
