@@ -107,6 +107,18 @@ def read_text(path: str, what: str = "a file", limit: int = MAX_FILE, is_input: 
     return decode(read_bytes(path, what, limit, is_input), path)
 
 
+def read_lines(path: str, what: str) -> list[str]:
+    """The lines of a UTF-8 file (``read_text``), ending at ``\\n`` (a last line without one
+    counts), a byte-order mark at the start dropped."""
+    text = read_text(path, what)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def decode(data: bytes, path: str) -> str:
     """UTF-8 bytes as text; Dstc2ConvError naming ``path``, the line and the byte if they are not."""
     try:

@@ -8,7 +8,7 @@ import json
 from collections.abc import Sequence
 
 from ..errors import Dstc2ConvError
-from ..files import read_text
+from ..files import read_lines, read_text
 
 
 def looks_ranked(path: str) -> bool:
@@ -21,12 +21,7 @@ def looks_ranked(path: str) -> bool:
 def read_rankings(path: str) -> tuple[tuple[str, ...], ...]:
     """The ranked lists of a JSON-lines file: each line a non-empty JSON list of distinct
     strings (distinct once stripped), without tabs or line breaks."""
-    text = read_text(path, "a ranked predictions file")
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
+    lines = read_lines(path, "a ranked predictions file")
     out = []
     for number, line in enumerate(lines, 1):
         try:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import Dstc2ConvError
-from ..files import read_text
+from ..files import read_lines
 from ..version import __version__
 from .metrics import correct
 from .response_kinds import NAMES, kind_of
@@ -112,12 +112,7 @@ def read_predictions(path: str) -> tuple[str, ...]:
     ``\\r`` before it is whitespace, stripped when compared); a UTF-8 byte-order mark at
     the start is dropped. A tab is an error: no task-6 bot utterance holds one, so the
     file is not one utterance a line (a task-6 file, or columns)."""
-    text = read_text(path, "a predictions file")
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
+    lines = read_lines(path, "a predictions file")
     for number, line in enumerate(lines, 1):
         if "\t" in line:
             raise Dstc2ConvError("a tab in a prediction: give one bot utterance a line, without tabs "
