@@ -26,7 +26,7 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-from dstc2conv.build.partition import split_sessions
+from dstc2conv.builder.partition import split_sessions
 from dstc2conv.convert import apicall
 from dstc2conv.convert.dialogs import convert_call
 from dstc2conv.convert.kb import KB, read_kb, underscore

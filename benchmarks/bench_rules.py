@@ -31,9 +31,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
-    from dstc2conv.baseline.engine import Compiled, predict
-    from dstc2conv.baseline.ruleset import load_rules
     from dstc2conv.evaluate.responses import outcomes, score
+    from dstc2conv.systems.rules.engine import Compiled, predict
+    from dstc2conv.systems.rules.ruleset import load_rules
     from dstc2conv.task6 import format as task6
     from dstc2conv.task6.turns import turns_of
 

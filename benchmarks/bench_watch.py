@@ -34,11 +34,11 @@ def main() -> None:
     parser.add_argument("--saves", type=int, default=5)
     args = parser.parse_args()
 
-    from dstc2conv.baseline import watch
     from dstc2conv.cli import run
+    from dstc2conv.systems.rules import watch
 
     with tempfile.TemporaryDirectory() as folder:
-        shipped = resources.files("dstc2conv.rules")
+        shipped = resources.files("dstc2conv.rulefiles")
         for name in ("dstc2.yaml", "ontology.yaml"):
             shutil.copyfile(shipped / name, os.path.join(folder, name))
         rules = os.path.join(folder, "dstc2.yaml")

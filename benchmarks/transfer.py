@@ -28,8 +28,8 @@ REFERENCE = ROOT.parent / "shared" / "reference"
 
 
 def main() -> int:
-    from dstc2conv.baseline.cli import seconds
     from dstc2conv.errors import Dstc2ConvError
+    from dstc2conv.systems.rules.cli import seconds
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rules", default=str(ROOT / "rules" / "dstc2.yaml"))
@@ -57,12 +57,12 @@ def main() -> int:
 
 
 def _rows(args):
-    from dstc2conv.baseline.engine import Compiled, predict
-    from dstc2conv.baseline.ruleset import load_rules
-    from dstc2conv.baseline.tune import OBJECTIVES, tune
     from dstc2conv.errors import Dstc2ConvError
     from dstc2conv.evaluate.responses import by_system, outcomes, score
     from dstc2conv.evaluate.sessions import read_sessions
+    from dstc2conv.systems.rules.engine import Compiled, predict
+    from dstc2conv.systems.rules.ruleset import load_rules
+    from dstc2conv.systems.rules.tune import OBJECTIVES, tune
     from dstc2conv.task6.format import read_dialogs
     from dstc2conv.task6.turns import turns_of
 

@@ -20,7 +20,7 @@ SPLITS = ("train", "dev", "test", "all")
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from .build.pipeline import BuildOptions, build
+    from .builder.pipeline import BuildOptions, build
     from .reporter import reporting
 
     options = BuildOptions(
@@ -136,10 +136,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_stats)
 
-    from .baseline.cli import add_parser as add_rules_parser
+    from .systems.rules.cli import add_parser as add_rules_parser
 
     add_rules_parser(sub)
-    from .ir.cli import add_parser as add_ir_parser
+    from .systems.ir.cli import add_parser as add_ir_parser
 
     add_ir_parser(sub)
     from .evaluate.score_cli import add_parser as add_score_parser

@@ -404,11 +404,10 @@ def test_every_name_of_the_package_is_there_and_build_stays_the_function():
         assert getattr(dstc2conv, name) is not None
     with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
         dstc2conv.nothing  # noqa: B018
-    # the stage dstc2conv/build/ is a package of the same name: importing it keeps the function
-    out = _python("import dstc2conv.build.output_set, dstc2conv\n"
-                  "from dstc2conv.build import pipeline\n"
+    # the build stage is the package dstc2conv.builder: importing it leaves the function alone
+    out = _python("import dstc2conv.builder.pipeline as pipeline, dstc2conv\n"
                   "print(callable(dstc2conv.build), dstc2conv.build.__module__, pipeline.__name__)")
-    assert out.split() == ["True", "dstc2conv.api.functions", "dstc2conv.build.pipeline"]
+    assert out.split() == ["True", "dstc2conv.api.functions", "dstc2conv.builder.pipeline"]
 
 
 # ---------------------------------------------------------------- the published dev file

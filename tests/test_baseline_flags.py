@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from conftest import ONTOLOGY, write_rule_files
 
-from dstc2conv.baseline.engine import Compiled, predict
-from dstc2conv.baseline.ruleset import load_rules
 from dstc2conv.cli import run
 from dstc2conv.errors import Dstc2ConvError
+from dstc2conv.systems.rules.engine import Compiled, predict
+from dstc2conv.systems.rules.ruleset import load_rules
 from dstc2conv.task6 import format as task6
 from dstc2conv.task6.turns import turns_of
 

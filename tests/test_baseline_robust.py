@@ -11,11 +11,11 @@ import sys
 import pytest
 from conftest import ONTOLOGY, write_rule_files
 
-from dstc2conv.baseline.history import history_path
-from dstc2conv.baseline.problems import Problem, RuleFileError
-from dstc2conv.baseline.ruleset import ALIAS_LIMIT, KNOWN_RULE_KEYS, RULE_ID, RULE_KEYS, load_rules
 from dstc2conv.cli import run
 from dstc2conv.errors import Dstc2ConvError
+from dstc2conv.systems.rules.history import history_path
+from dstc2conv.systems.rules.problems import Problem, RuleFileError
+from dstc2conv.systems.rules.ruleset import ALIAS_LIMIT, KNOWN_RULE_KEYS, RULE_ID, RULE_KEYS, load_rules
 
 RULES = """\
 ontology: ontology.yaml
@@ -352,7 +352,7 @@ def test_a_failed_save_keeps_the_printed_score(write, capsys, monkeypatch):
     def cannot(path, text):
         raise Dstc2ConvError("cannot write: No space left on device", path)
 
-    monkeypatch.setattr("dstc2conv.baseline.history.write_text_atomic", cannot)
+    monkeypatch.setattr("dstc2conv.systems.rules.history.write_text_atomic", cannot)
     with open(rules, "w") as fh:
         fh.write(RULES.replace("{missing: food}", "{turn_at_least: 1}"))
     for extra in ([], ["--json"]):
@@ -425,7 +425,7 @@ def test_predict_follows_a_link_and_writes_to_stdout(write, capsys, tmp_path):
 
 
 def test_an_output_that_cannot_be_written_is_found_before_the_work(write, capsys, tmp_path, monkeypatch):
-    import dstc2conv.baseline.cli as rules_cli
+    import dstc2conv.systems.rules.cli as rules_cli
 
     rules, data = write()
     monkeypatch.setattr(rules_cli, "_load", lambda args: pytest.fail("the work began"))

@@ -10,8 +10,10 @@ from dataclasses import replace
 import pytest
 from conftest import ONTOLOGY, ROOT, write_rule_files
 
-from dstc2conv.baseline.check import find_problems
-from dstc2conv.baseline.conditions import (
+from dstc2conv.cli import run
+from dstc2conv.evaluate.responses import outcomes, score
+from dstc2conv.systems.rules.check import find_problems
+from dstc2conv.systems.rules.conditions import (
     CONDITIONS,
     MIGRATIONS,
     Env,
@@ -22,7 +24,7 @@ from dstc2conv.baseline.conditions import (
     pattern_regex,
     predicates,
 )
-from dstc2conv.baseline.engine import (
+from dstc2conv.systems.rules.engine import (
     Compiled,
     State,
     candidates,
@@ -31,11 +33,9 @@ from dstc2conv.baseline.engine import (
     looked_up,
     predict,
 )
-from dstc2conv.baseline.problems import Problem, RuleFileError
-from dstc2conv.baseline.ruleset import load_rules, rule_order
-from dstc2conv.baseline.tune import tune
-from dstc2conv.cli import run
-from dstc2conv.evaluate.responses import outcomes, score
+from dstc2conv.systems.rules.problems import Problem, RuleFileError
+from dstc2conv.systems.rules.ruleset import load_rules, rule_order
+from dstc2conv.systems.rules.tune import tune
 from dstc2conv.task6 import format as task6
 from dstc2conv.task6.turns import turns_of
 
@@ -600,8 +600,8 @@ def _rules_page() -> str:
 
 def test_the_docs_tables_are_the_registrys():
     page = _rules_page()
-    assert conditions_table() in page, "docs/rules.md: paste `python -m dstc2conv.baseline.conditions`"
-    assert migrations_table() in page, "docs/rules.md: paste `python -m dstc2conv.baseline.conditions`"
+    assert conditions_table() in page, "docs/rules.md: paste `python -m dstc2conv.systems.rules.conditions`"
+    assert migrations_table() in page, "docs/rules.md: paste `python -m dstc2conv.systems.rules.conditions`"
     section = page[page.index("## The rule language"):page.index("## Scores")]
     named = re.findall(r"^\| `([a-z_]+)` \|", section, re.M)
     assert [n for n in named if n in CONDITIONS] == list(CONDITIONS)
@@ -618,7 +618,7 @@ def test_the_docs_example_loads(tmp_path):
 def test_libyaml_and_python_loaders_read_rule_files_alike(monkeypatch):
     """Rule files without aliases are parsed by libyaml when it is there: the rule set,
     line numbers and key positions included, is the one the Python loader gives."""
-    from dstc2conv.baseline import ruleset as module
+    from dstc2conv.systems.rules import ruleset as module
 
     shipped = ROOT / "rules" / "dstc2.yaml"
     if module._CLoader is not None:

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from conftest import GOLDEN, SAMPLE
 
-from dstc2conv.build.pipeline import BuildOptions, build
+from dstc2conv.builder.pipeline import BuildOptions, build
 from dstc2conv.convert.dialogs import assign_ratings, merge_repeats
 from dstc2conv.dstc2.archive import read_source
 from dstc2conv.task6 import format as task6
@@ -290,7 +290,7 @@ def test_call_is_fitted_to_each_offer():
 
 
 def test_default_sources_find_tarballs_and_unpacked_releases(tmp_path):
-    from dstc2conv.build.pipeline import default_sources
+    from dstc2conv.builder.pipeline import default_sources
 
     raw = tmp_path / "data_raw"
     raw.mkdir()

@@ -9,7 +9,7 @@ import random
 import pytest
 from conftest import GOLDEN, SAMPLE, TRAINDEV, need
 
-from dstc2conv.build.pipeline import BuildOptions, build
+from dstc2conv.builder.pipeline import BuildOptions, build
 from dstc2conv.cli import run
 from dstc2conv.convert.dialogs import convert_call
 from dstc2conv.convert.kb import read_kb

@@ -16,7 +16,7 @@ import sys
 import pytest
 from conftest import ONTOLOGY, SAMPLE, write_rule_files
 
-from dstc2conv.build.output_set import BUILD_PREFIX, COMMIT
+from dstc2conv.builder.output_set import BUILD_PREFIX, COMMIT
 from dstc2conv.cli import run
 
 RULES = """\
@@ -312,7 +312,7 @@ def test_a_report_set_is_written_whole_or_not_at_all(rule_files, capsys, monkeyp
     assert sorted(before) == ["confusions.csv", "kinds.csv", "rules.csv"]
     import builtins
 
-    from dstc2conv.build import output_set
+    from dstc2conv.builder import output_set
 
     written = []
 

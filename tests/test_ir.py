@@ -8,7 +8,7 @@ import math
 import pytest
 
 from dstc2conv.cli import run
-from dstc2conv.ir import baselines as ir
+from dstc2conv.systems.ir import baselines as ir
 from dstc2conv.task6 import format as task6
 from dstc2conv.task6.turns import turns_of
 

@@ -6,9 +6,9 @@ import json
 import pytest
 from conftest import GOLDEN, SAMPLE
 
-from dstc2conv.build.manifest import FileEntry, Manifest, Settings
-from dstc2conv.build.partition import PARTITIONS, Dstc2Partition, PublishedPartition, RandomPartition, partition_named
-from dstc2conv.build.pipeline import BuildOptions, build
+from dstc2conv.builder.manifest import FileEntry, Manifest, Settings
+from dstc2conv.builder.partition import PARTITIONS, Dstc2Partition, PublishedPartition, RandomPartition, partition_named
+from dstc2conv.builder.pipeline import BuildOptions, build
 from dstc2conv.errors import Dstc2ConvError
 from dstc2conv.evaluate.sessions import read_sessions
 

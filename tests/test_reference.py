@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import REFERENCE, TRAINDEV, need
 
-from dstc2conv.build.pipeline import BuildOptions, build
+from dstc2conv.builder.pipeline import BuildOptions, build
 from dstc2conv.evaluate.align import compare_files
 
 # Measure key -> the rate a build must keep (docs/building.md: "Fidelity"): the targets, and for

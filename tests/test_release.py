@@ -16,7 +16,7 @@ import time
 import pytest
 from conftest import GOLDEN, REFERENCE, ROOT, SAMPLE, TRAINDEV, need
 
-from dstc2conv.build.pipeline import BuildOptions, build, candidates
+from dstc2conv.builder.pipeline import BuildOptions, build, candidates
 from dstc2conv.cli import run
 from dstc2conv.reporter import reporting
 from dstc2conv.task6.format import read
@@ -199,7 +199,7 @@ def test_without_the_ontology_only_unmentioned_multiword_values_differ(kb_from):
     with the published KB file, nowhere."""
     import random
 
-    from dstc2conv.build.pipeline import choose_kb
+    from dstc2conv.builder.pipeline import choose_kb
     from dstc2conv.convert.dialogs import convert_call
     from dstc2conv.convert.kb import read_kb
     from dstc2conv.convert.lexicon import kb_ontology, make_lexicon
@@ -449,7 +449,7 @@ def _consistent(out) -> bool:
 
 KILLED_AT_THE_FIRST_RENAME = """
 import os, sys
-from dstc2conv.build import output_set as outputs
+from dstc2conv.builder import output_set as outputs
 real = os.replace
 def replace(source, target):
     if os.path.dirname(target) == sys.argv[-1] and not outputs.os.path.basename(source) == "COMMIT":
@@ -638,7 +638,7 @@ SHIPPED_SHA256 = "cae1e86f50c4bc40d0cc1b5429ea0fa6245a83d99ce6a68b120634b3733285
 
 
 def test_the_shipped_kb_is_the_published_file():
-    from dstc2conv.build.pipeline import shipped_kb
+    from dstc2conv.builder.pipeline import shipped_kb
 
     assert hashlib.sha256(open(shipped_kb(), "rb").read()).hexdigest() == SHIPPED_SHA256
     if REFERENCE.exists():

@@ -9,10 +9,10 @@ from importlib import resources
 import pytest
 from conftest import ONTOLOGY, write_rule_files
 
-from dstc2conv.baseline import history as history_module
-from dstc2conv.baseline import watch as watch_module
-from dstc2conv.baseline.history import INDEX, history_path
 from dstc2conv.cli import run
+from dstc2conv.systems.rules import history as history_module
+from dstc2conv.systems.rules import watch as watch_module
+from dstc2conv.systems.rules.history import INDEX, history_path
 
 RULES = """\
 ontology: ontology.yaml
@@ -197,7 +197,7 @@ def test_against_a_rule_file_and_the_shipped_rules(loop, tmp_path):
                                  "change                 -25.00% per response (1 turn now right, 3 now wrong), "
                                  "+0.00% per dialog"]
     assert not os.path.exists(history_path(loop.data))              # --no-history: nothing kept
-    shipped = str(resources.files("dstc2conv.rules") / "dstc2.yaml")
+    shipped = str(resources.files("dstc2conv.rulefiles") / "dstc2.yaml")
     code, out, err = loop("--against", "shipped", "--rules", shipped)   # the last --rules wins
     assert code == 0 and "+0.00% per response (0 turns now right, 0 now wrong)" in out
     assert _against(out)[0].startswith("against                shipped: the rules shipped with dstc2conv, rules:")
@@ -260,7 +260,7 @@ def test_init_writes_an_editable_copy_and_refuses_to_overwrite(tmp_path, capsys,
     assert run(["rules", "init"]) == 0
     captured = capsys.readouterr()
     assert captured.out == f"{os.path.join('my-rules', 'dstc2.yaml')}\n{os.path.join('my-rules', 'ontology.yaml')}\n"
-    shipped = resources.files("dstc2conv.rules")
+    shipped = resources.files("dstc2conv.rulefiles")
     for name in ("dstc2.yaml", "ontology.yaml"):
         assert (tmp_path / "my-rules" / name).read_text() == (shipped / name).read_text()
     (tmp_path / "my-rules" / "dstc2.yaml").write_text("edited")

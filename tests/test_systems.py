@@ -12,11 +12,11 @@ import pytest
 from conftest import ROOT, write_rule_files
 from test_baseline_rules import DIALOG, ONTOLOGY, RULES
 
-from dstc2conv.baseline.engine import Compiled, predict
-from dstc2conv.baseline.ruleset import load_rules, rule_order
-from dstc2conv.baseline.tune import OBJECTIVES, _priorities, tune
 from dstc2conv.cli import run
 from dstc2conv.evaluate.sessions import system_of
+from dstc2conv.systems.rules.engine import Compiled, predict
+from dstc2conv.systems.rules.ruleset import load_rules, rule_order
+from dstc2conv.systems.rules.tune import OBJECTIVES, _priorities, tune
 from dstc2conv.task6 import format as task6
 from dstc2conv.task6.turns import turns_of
 
@@ -221,7 +221,7 @@ def test_a_search_cut_short_says_so(choice, capsys, tmp_path):
 def test_a_deadline_inside_a_round_is_not_convergence(tmp_path, monkeypatch):
     """The clock moves a second at each look: the 2.5 s budget ends after the first rule
     of round 1 (greet, which cannot do better), before the rule that can is tried."""
-    import dstc2conv.baseline.tune as tune_module
+    import dstc2conv.systems.rules.tune as tune_module
 
     rules, data = write_rule_files(tmp_path, MOVE_RULES, CHOICE_ONTOLOGY, MOVE_DATA)
     ruleset, turns = load_rules(rules), turns_of(task6.read(data))
@@ -394,7 +394,7 @@ def test_a_value_off_its_keys_line_is_refused(tmp_path, capsys, which, edit, at,
 
 
 def _rule(rule_id, priority, index):
-    from dstc2conv.baseline.ruleset import Rule
+    from dstc2conv.systems.rules.ruleset import Rule
 
     return Rule(rule_id, priority, index, index + 1, True, (), "x", False, False, ())
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import SAMPLE, TRAINDEV, need
 from test_release import CANDIDATES, DEV, KB_FILE, TRN, TST, _build, _manifest
 
-from dstc2conv.build.partition import partition_sizes, random_sessions
+from dstc2conv.builder.partition import partition_sizes, random_sessions
 from dstc2conv.evaluate.sessions import system_of
 from dstc2conv.task6.format import Exchange, read
 

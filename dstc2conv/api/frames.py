@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas
 
-    from ..baseline.report import Table
     from ..evaluate.responses import Count, Score
+    from ..systems.rules.report import Table
     from ..task6.turns import BotTurn
 
 INSTALL = "pip install 'dstc2conv[pandas]'"

@@ -18,11 +18,11 @@ from ..errors import Dstc2ConvError
 if TYPE_CHECKING:
     import pandas
 
-    from ..baseline.engine import Prediction
-    from ..baseline.ruleset import RuleSet
-    from ..build.pipeline import BuildResult
+    from ..builder.pipeline import BuildResult
     from ..evaluate.fidelity import CompareReport
     from ..evaluate.metrics import Scored
+    from ..systems.rules.engine import Prediction
+    from ..systems.rules.ruleset import RuleSet
     from ..task6.format import Dialog
     from ..task6.turns import BotTurn
 
@@ -103,8 +103,8 @@ def build(*, split: str, raw: Path | Sequence[Path] = (), out: Path = "outputs",
     ``export``: formats to export beside the task-6 files (``jsonl``, ``deeppavlov``).
     ``log`` and ``progress`` receive the notes and the progress lines the command prints
     on stderr; by default nothing is said."""
-    from ..build.pipeline import BuildOptions
-    from ..build.pipeline import build as run_build
+    from ..builder.pipeline import BuildOptions
+    from ..builder.pipeline import build as run_build
     from ..files import guarded
     from ..reporter import reporting_to
 
@@ -131,12 +131,12 @@ def compare(ours: Path, ref: Path, *, kb: Path | None = None, manifest: Path | N
 def load_rules(path: Path | None = None) -> RuleSet:
     """A rule file, validated (None: the rules shipped with dstc2conv). Every problem of a
     bad file is in the error, one a line."""
-    from ..baseline.ruleset import load_rules as load
+    from ..systems.rules.ruleset import load_rules as load
 
     if path is None:
         from importlib import resources
 
-        path = str(resources.files("dstc2conv.rules") / "dstc2.yaml")
+        path = str(resources.files("dstc2conv.rulefiles") / "dstc2.yaml")
     return load(path)
 
 
@@ -145,8 +145,8 @@ def predict(rules: RuleSet | Path, data: Path | Sequence[Dialog] | Sequence[BotT
     dialogs or its ``turns``), each with the id of the rule that made it (``text``,
     ``rule``; rule None and text empty where no rule answers). ``rules``: a
     ``load_rules`` result or a rule file."""
-    from ..baseline.engine import Compiled
-    from ..baseline.engine import predict as run
+    from ..systems.rules.engine import Compiled
+    from ..systems.rules.engine import predict as run
     from ..task6.format import Dialog
 
     ruleset = rules if not isinstance(rules, (str, os.PathLike)) else load_rules(rules)
@@ -166,9 +166,9 @@ def rules_report(rules: RuleSet | Path, data: Path, *, top: int | None = None, b
     first ``top`` of each (None: all). ``by_system`` adds turns and accuracy per DSTC2
     dialog system to the rules and kinds tables; it needs the build's manifest (beside
     ``data``, or ``manifest``)."""
-    from ..baseline.engine import Compiled
-    from ..baseline.engine import predict as run
-    from ..baseline.report import tables
+    from ..systems.rules.engine import Compiled
+    from ..systems.rules.engine import predict as run
+    from ..systems.rules.report import tables
     from .frames import pandas_module, report_frame
 
     pandas_module()   # before the work: without pandas, say so at once
@@ -295,12 +295,12 @@ def score(predictions: Path | Sequence[str] | Sequence[Prediction], ref: Path, *
     KB file (default: the build's beside its manifest, else the published KB shipped with
     dstc2conv, else the KB file beside ``ref``); ``manifest``: the build's manifest.json,
     for each dialog's system (default: the one beside ``ref``, if it lists the file)."""
-    from ..baseline.engine import Prediction
     from ..evaluate import metrics as m
     from ..evaluate import responses as r
     from ..evaluate.entities import find_kb
     from ..evaluate.sessions import read_sessions
     from ..files import sha256_file
+    from ..systems.rules.engine import Prediction
     from ..task6.turns import read_file
 
     if isinstance(metrics, str):

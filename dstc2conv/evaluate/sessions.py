@@ -12,7 +12,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from ..build.manifest import MANIFEST, Manifest
+from ..builder.manifest import MANIFEST, Manifest
 from ..errors import Dstc2ConvError
 
 _SYSTEM = re.compile(r"_(S\d+)A\d+(?:/|$)")

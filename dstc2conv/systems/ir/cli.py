@@ -8,13 +8,13 @@ import json
 import sys
 import time
 
-from ..arguments import at_least
-from ..evaluate import score_output
-from ..files import check_writable, sha256_file, write_stdout, write_text_atomic
+from ...arguments import at_least
+from ...evaluate import score_output
+from ...files import check_writable, sha256_file, write_stdout, write_text_atomic
 
 
 def _cmd_ir(args) -> int:
-    from ..task6.turns import read_turns
+    from ...task6.turns import read_turns
     from . import baselines as ir
 
     if args.out != "-":
@@ -88,8 +88,8 @@ def _cmd_ir(args) -> int:
 
 def _score(predictions, rankings, turns, data_sha: str, parts: list[str], k: int | None):
     """Accuracy, and with rankings hits@n for every n up to ``k`` and MRR."""
-    from ..evaluate import metrics as m
-    from ..evaluate.rankings import gold_rank
+    from ...evaluate import metrics as m
+    from ...evaluate.rankings import gold_rank
 
     names = ["accuracy"]
     ranks = None

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from operator import methodcaller
 
-from ..task6.format import NO_RESULT, RATING, Fact, is_api_call
-from ..task6.turns import BotTurn
-from ..task6.vocabulary import DONTCARE, PLACEHOLDERS, SLOTS
+from ...task6.format import NO_RESULT, RATING, Fact, is_api_call
+from ...task6.turns import BotTurn
+from ...task6.vocabulary import DONTCARE, PLACEHOLDERS, SLOTS
 from .conditions import EMPTY, FIELD_RE, Env, pattern_regex, predicates
 from .ruleset import Rule, RuleSet
 

@@ -18,10 +18,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ..errors import Dstc2ConvError
-from ..evaluate.responses import Score, by_system, correct
-from ..reporter import progress
-from ..task6.turns import BotTurn
+from ...errors import Dstc2ConvError
+from ...evaluate.responses import Score, by_system, correct
+from ...reporter import progress
+from ...task6.turns import BotTurn
 from .engine import Compiled, candidates, choose, every_response_rule, looked_up
 from .objectives import OBJECTIVES
 from .objectives import value as _value

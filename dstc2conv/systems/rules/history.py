@@ -28,9 +28,9 @@ import re
 import time
 from dataclasses import asdict, dataclass
 
-from ..errors import Dstc2ConvError
-from ..evaluate.responses import Score
-from ..files import parse_json, read_text, write_text_atomic
+from ...errors import Dstc2ConvError
+from ...evaluate.responses import Score
+from ...files import parse_json, read_text, write_text_atomic
 
 HISTORY_VERSION = 3
 PER_RULES = 20          # entries kept per rule file

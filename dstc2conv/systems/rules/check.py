@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..task6.turns import BotTurn
+from ...task6.turns import BotTurn
 from .engine import Compiled, candidates, choose, every_response_rule, looked_up
 from .problems import Problem, count
 from .ruleset import RuleSet, rule_order

@@ -5,7 +5,7 @@ import reprlib
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import Dstc2ConvError
+from ...errors import Dstc2ConvError
 
 
 def show(value: Any) -> str:

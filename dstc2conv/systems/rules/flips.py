@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..evaluate.response_kinds import NAMES, kind_of
-from ..evaluate.responses import Score
+from ...evaluate.response_kinds import NAMES, kind_of
+from ...evaluate.responses import Score
 from .engine import Prediction
 from .history import Scored
 from .problems import count
@@ -138,7 +138,7 @@ def as_text(comparison: Comparison, now: Score, turns, predictions: Sequence[Pre
 
 def _context(dialogs, turn, n: int) -> list[str]:
     """The ``n`` lines of the turn's dialog before it, as the file writes them (a tab as ' | ')."""
-    from ..task6.format import Exchange
+    from ...task6.format import Exchange
 
     dialog = dialogs[turn.dialog]
     at = turn.line - dialog.start_line

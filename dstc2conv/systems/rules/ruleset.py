@@ -32,10 +32,10 @@ from typing import Any, Callable
 import regex
 import yaml
 
-from ..errors import Dstc2ConvError
-from ..files import read_bytes
-from ..limits import MAX_RULE_FILE
-from ..task6.vocabulary import DONTCARE, RULE_SLOTS
+from ...errors import Dstc2ConvError
+from ...files import read_bytes
+from ...limits import MAX_RULE_FILE
+from ...task6.vocabulary import DONTCARE, RULE_SLOTS
 from .conditions import (
     COMBINATORS,
     CONDITIONS,

@@ -12,7 +12,7 @@ plain value (``prev_bot: ask_food``), or several as ``{any: [...]}`` or ``{all: 
 A bare list is refused: it would have to mean one or the other, and the old rule files
 used it both ways (``prev_bot: [a, b]`` meant any, ``filled: [a, b]`` all).
 
-``python -m dstc2conv.baseline.conditions`` prints the tables of conditions and old
+``python -m dstc2conv.systems.rules.conditions`` prints the tables of conditions and old
 spellings of ``docs/rules.md``.
 """
 from __future__ import annotations
@@ -23,9 +23,9 @@ from typing import Any, Callable
 
 import regex
 
-from ..limits import MAX_REGEX_SIZE, regex_size
-from ..task6.format import SILENCE
-from ..task6.vocabulary import DONTCARE, RULE_SLOTS
+from ...limits import MAX_REGEX_SIZE, regex_size
+from ...task6.format import SILENCE
+from ...task6.vocabulary import DONTCARE, RULE_SLOTS
 from .problems import Problem, RuleFileError, show
 
 EMPTY = (None, DONTCARE)            # a slot without a value to search with
@@ -605,7 +605,7 @@ def migrations_table() -> str:
 if __name__ == "__main__":
     import sys
 
-    from ..files import write_stdout
+    from ...files import write_stdout
 
     try:
         write_stdout(conditions_table() + "\n\n" + migrations_table() + "\n")

@@ -11,7 +11,7 @@ import os
 import time
 from collections.abc import Callable
 
-from ..errors import Dstc2ConvError
+from ...errors import Dstc2ConvError
 
 INTERVAL = 0.2     # seconds between two polls
 GRACE = 5          # polls the rule file may be missing before it counts as deleted

@@ -10,15 +10,15 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..arguments import at_least
-from ..errors import Dstc2ConvError
-from ..files import check_writable, read_text, write_stdout, write_text_atomic
-from ..reporter import reporting
+from ...arguments import at_least
+from ...errors import Dstc2ConvError
+from ...files import check_writable, read_text, write_stdout, write_text_atomic
+from ...reporter import reporting
 from .objectives import OBJECTIVES
 from .problems import count
 
 if TYPE_CHECKING:
-    from ..evaluate.responses import Score
+    from ...evaluate.responses import Score
     from .history import History, Scored
 
 DEFAULT_RULES = os.path.join("rules", "dstc2.yaml")
@@ -31,11 +31,11 @@ def default_rules() -> str:
         return DEFAULT_RULES
     from importlib import resources
 
-    return str(resources.files("dstc2conv.rules") / "dstc2.yaml")
+    return str(resources.files("dstc2conv.rulefiles") / "dstc2.yaml")
 
 
 def _load(args):
-    from ..task6.turns import read_turns
+    from ...task6.turns import read_turns
     from .ruleset import load_rules
 
     ruleset = load_rules(args.rules)
@@ -51,8 +51,8 @@ def _load_systems(args, needed: bool = False):
     manifest (--manifest, else manifest.json beside the data if it lists the file), or
     None without one (or with --manifest none); a manifest that does not fit the file is
     an error (saying, unless the systems are ``needed``, how to do without it)."""
-    from ..evaluate.sessions import read_sessions
-    from ..task6.turns import read_file
+    from ...evaluate.sessions import read_sessions
+    from ...task6.turns import read_file
     from .ruleset import load_rules
 
     ruleset = load_rules(args.rules)
@@ -103,7 +103,7 @@ def shipped_rules() -> str:
     """The rule file shipped with dstc2conv."""
     from importlib import resources
 
-    return str(resources.files("dstc2conv.rules") / "dstc2.yaml")
+    return str(resources.files("dstc2conv.rulefiles") / "dstc2.yaml")
 
 
 @dataclass(frozen=True)
@@ -126,9 +126,9 @@ class _Baseline:
 
 
 def _cmd_score(args) -> int:
-    from ..evaluate.sessions import read_sessions
-    from ..files import sha256_file
-    from ..task6.turns import read_file
+    from ...evaluate.sessions import read_sessions
+    from ...files import sha256_file
+    from ...task6.turns import read_file
     from .history import History, history_path
     from .ruleset import load_rules
 
@@ -187,7 +187,7 @@ def _is_shipped(path: str) -> bool:
 
 
 def _scored(ruleset, setup: _Scoring) -> tuple[Scored, float]:
-    from ..evaluate.responses import outcomes
+    from ...evaluate.responses import outcomes
     from .history import Scored
 
     start = time.perf_counter()
@@ -197,7 +197,7 @@ def _scored(ruleset, setup: _Scoring) -> tuple[Scored, float]:
 
 
 def _score_of(ruleset, setup: _Scoring, scored: Scored) -> Score:
-    from ..evaluate.responses import score, signature
+    from ...evaluate.responses import score, signature
 
     return score(scored.results, setup.turns, signature(setup.data_sha, f"rules:{ruleset.sha256[:12]}"))
 
@@ -248,8 +248,8 @@ def _baseline(args, setup: _Scoring, ruleset) -> _Baseline | None:
 
 def _rescore(args, setup: _Scoring, ruleset, baseline: _Baseline | None, pin: str | None = None) -> None:
     """Score the rules, print the score and the change since the baseline, keep it in the history."""
-    from ..evaluate.responses import by_system
-    from ..files import sha256_file
+    from ...evaluate.responses import by_system
+    from ...files import sha256_file
     from .flips import as_dict, as_text, compare
     from .history import Entry, now_utc
     from .ruleset import rules_sha256
@@ -313,7 +313,7 @@ def _rescore_saved(args, setup: _Scoring, baseline: _Baseline | None) -> None:
 
 def _print_score(args, now, systems, turns, seconds, more: dict) -> None:
     """Print the score (and, with --json, the ``more`` keys in the same object)."""
-    from ..evaluate.score_output import parts, score_lines
+    from ...evaluate.score_output import parts, score_lines
 
     if args.json:
         out = now.to_dict()
@@ -333,7 +333,7 @@ def _cmd_init(args) -> int:
     """Copy the shipped rule file and its ontology into a folder, to edit."""
     from importlib import resources
 
-    shipped = resources.files("dstc2conv.rules")
+    shipped = resources.files("dstc2conv.rulefiles")
     names = ("dstc2.yaml", "ontology.yaml")
     targets = [os.path.join(args.folder, name) for name in names]
     there = [t for t in targets if os.path.lexists(t)]
@@ -397,7 +397,7 @@ def _cmd_report(args) -> int:
     top = args.top or (None if to_csv else 15)
     sections = tables(predict(compiled, turns), turns, compiled, top=top, systems=systems)
     if to_csv:
-        from ..build.output_set import OutputFolder
+        from ...builder.output_set import OutputFolder
 
         with OutputFolder(args.out) as folder:   # all the CSV files, or none (as a build's set)
             written = folder.commit({f"{table.name}.csv": as_csv(table) for table in sections})
@@ -424,7 +424,7 @@ def _csv_folder(folder: str) -> None:
 
 
 def _cmd_check(args) -> int:
-    from ..task6.turns import read_turns
+    from ...task6.turns import read_turns
     from .check import find_problems
     from .ruleset import load_rules
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import regex
 
-from ..evaluate.responses import correct
-from ..evaluate.tables import Table, as_csv, as_markdown, as_text
-from ..task6.turns import BotTurn
+from ...evaluate.responses import correct
+from ...evaluate.tables import Table, as_csv, as_markdown, as_text
+from ...task6.turns import BotTurn
 from .engine import Compiled, Prediction
 
 _NAME_TOKEN = regex.compile(r"\S+_(?:phone|address|post_code)\b")

@@ -21,10 +21,10 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..errors import Dstc2ConvError
-from ..evaluate.responses import Score, outcomes, score
-from ..task6.candidates import distinct, read_candidates
-from ..task6.turns import BotTurn
+from ...errors import Dstc2ConvError
+from ...evaluate.responses import Score, outcomes, score
+from ...task6.candidates import distinct, read_candidates
+from ...task6.turns import BotTurn
 
 INPUTS = ("last", "conversation")
 TIE = 1e-9
