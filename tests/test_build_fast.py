@@ -8,8 +8,8 @@ import tarfile
 
 import pytest
 from conftest import GOLDEN, SAMPLE
-from dstc2conv.builder import pipeline as build_module
 
+from dstc2conv.builder import pipeline as build_module
 from dstc2conv.builder.pipeline import BuildOptions, build
 from dstc2conv.cli import run
 from dstc2conv.dstc2 import archive
