@@ -1,0 +1,67 @@
+"""The one interface every system answers through, and the one dialog loop that drives it.
+
+A system is built with its settings (constructor arguments and nothing else), learns
+from data in ``fit(train, dev)`` and returns itself, then answers dialogs turn by turn.
+The loop (``run``) owns the dialogs: at each bot turn it gives the system the user
+utterance and asks for its ranking of responses, best first, and only then shows it the
+gold bot utterance and the result lines that follow; a new dialog starts with
+``reset()``. So no system can see the answer it is predicting.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ..task6.turns import BotTurn
+
+
+class System:
+    """The base of every system: override ``rank`` (and ``reset``, ``observe``, ``fit``
+    where the system keeps state or learns)."""
+
+    name = ""
+
+    def fit(self, train: Sequence[BotTurn], dev: Sequence[BotTurn] | None = None) -> System:
+        """Learn from ``train`` (choices made on ``dev``); returns the system itself."""
+        return self
+
+    def reset(self) -> None:
+        """A new dialog starts: forget the last one."""
+
+    def rank(self, user: str, k: int) -> tuple[str, ...]:
+        """The system's ``k`` best responses (at least one) to the user utterance, best first."""
+        raise NotImplementedError
+
+    def observe(self, user: str, gold: str, context: tuple[str, ...]) -> None:
+        """The turn as it happened: the user utterance, the gold bot utterance and the
+        context lines (results) that followed it."""
+
+
+def run(system: System, turns: Sequence[BotTurn], k: int = 1,
+        progress: Callable[[int, int], None] | None = None) -> list[tuple[str, ...]]:
+    """Every turn's ranking by ``system`` (``k`` best, best first), the dialogs in order:
+    ``reset`` at each new dialog, ``rank`` before the turn's gold is shown, ``observe``
+    after. ``progress(done, total)`` is called once a dialog is over."""
+    out: list[tuple[str, ...]] = []
+    dialog = None
+    for i, turn in enumerate(turns):
+        if turn.dialog != dialog:
+            if progress is not None and dialog is not None:
+                progress(i, len(turns))
+            system.reset()
+            dialog = turn.dialog
+        ranking = tuple(system.rank(turn.user, k))
+        if not ranking:
+            raise ValueError(f"{system.name or type(system).__name__}: no response at turn {turn.index} of dialog {turn.dialog}")
+        out.append(ranking)
+        system.observe(turn.user, turn.gold, turn.context)
+    if progress is not None:
+        progress(len(turns), len(turns))
+    return out
+
+
+def predict(system: System, turns: Sequence[BotTurn], **kwargs) -> list[str]:
+    """Every turn's best response by ``system``."""
+    return [ranking[0] for ranking in run(system, turns, 1, **kwargs)]
+
+
+__all__ = ["System", "run", "predict"]
