@@ -16,6 +16,7 @@ import json
 import os
 import stat
 import sys
+from collections.abc import Iterable
 
 from .errors import Dstc2ConvError
 from .limits import MAX_FILE, MB
@@ -197,8 +198,10 @@ def refuse_inputs(path: str, inputs: tuple = (), updates: bool = False) -> None:
                              path)
 
 
-def write_text_atomic(path: str, text: str, updates: bool = False) -> None:
-    """Write to a temporary file beside ``path``, then rename it over ``path``. A symbolic
+def write_text_atomic(path: str, text: str | Iterable[str], updates: bool = False) -> None:
+    """Write to a temporary file beside ``path``, then rename it over ``path``; ``text`` may
+    be pieces, written as they come (an error while they are made leaves ``path`` as it
+    was: the temporary file is removed). A symbolic
     link is followed (the file it names is replaced, the link stays); a path that is not a
     regular file (``/dev/stdout``, a pipe) is written directly. A file read by this
     command is not written over (``refuse_inputs``; ``updates``: but for ``path`` itself,
@@ -210,19 +213,23 @@ def write_text_atomic(path: str, text: str, updates: bool = False) -> None:
             raise Dstc2ConvError("cannot write: it is a folder", path)
         try:
             with open(target, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
+                fh.writelines([text] if isinstance(text, str) else text)
         except OSError as exc:
             raise Dstc2ConvError(f"cannot write: {exc.strerror}", path) from None
         return
     temp = f"{target}.tmp-{os.getpid()}"
     try:
         with open(temp, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+            fh.writelines([text] if isinstance(text, str) else text)
         os.replace(temp, target)
     except OSError as exc:
         if os.path.exists(temp):
             os.unlink(temp)
         raise Dstc2ConvError(f"cannot write: {exc.strerror}", path) from None
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
 
 
 def check_writable(path: str, inputs: tuple = ()) -> None:

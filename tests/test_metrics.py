@@ -252,8 +252,11 @@ def test_dstc6_round_trip(files, capsys):
     assert samples.read_text() == (files / "again.json").read_text()        # seeded
     found = json.loads(samples.read_text())
     assert len(found) == 12 and found[0]["dialog_id"] == "1-1" and found[-1]["dialog_id"] == "3-3"
-    assert found[2]["utterances"][-1] == {"speaker": "u", "utterance": "<SILENCE>"}
-    assert {"speaker": "s", "utterance": "green_hut R_rating 7"} in found[2]["utterances"]
+    # turn 3 of dialog 1: hi, Hello, thai food, the api_call and its 4 result lines, <SILENCE>
+    assert found[2]["utterances"] == ["hi", "Hello", "thai food", "api_call thai north cheap",
+                                      "green_hut R_cuisine thai", "green_hut R_location north",
+                                      "green_hut R_phone green_hut_phone", "green_hut R_rating 7", "<SILENCE>"]
+    assert found[2]["speakers"] == ["u", "s", "u"] + ["s"] * 5 + ["u"]
     for s in found:
         ids = [c["candidate_id"] for c in s["candidates"]]
         assert len(set(ids)) == 3 and s["answer"]["candidate_id"] in ids

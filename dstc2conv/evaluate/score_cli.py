@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..arguments import at_least
 from ..errors import Dstc2ConvError
@@ -132,12 +132,21 @@ def _samples(path: str, turns):
     if len(found) != len(turns):
         raise Dstc2ConvError(f"{len(found)} samples, the reference has {len(turns)} bot turns: "
                              "not the samples of this file", path)
+    out = []
     for number, (sample, turn) in enumerate(zip(found, turns), 1):
+        if sample.answer is None:   # as the track's released test files: the answer is the gold's candidate
+            golds = [c for c, text in sample.candidates if text.strip() == turn.gold.strip()]
+            if len(golds) != 1:
+                raise Dstc2ConvError(f"sample {number} ({sample.dialog_id}) has no answer, and {len(golds)} of its "
+                                     f"candidates are the gold of bot turn {number} of the reference: give one",
+                                     path)
+            sample = replace(sample, answer=golds[0])
         answer = dict(sample.candidates).get(sample.answer)
         if answer is None or answer.strip() != turn.gold.strip():
             raise Dstc2ConvError(f"sample {number} ({sample.dialog_id}): its answer is not the gold of bot turn "
                                  f"{number} of the reference", path)
-    return found
+        out.append(sample)
+    return out
 
 
 def _summary(scored, turns, sessions) -> dict:
