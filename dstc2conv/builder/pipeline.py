@@ -29,7 +29,7 @@ from ..files import sha256_file
 from ..reporter import note, progress, stopwatch
 from ..task6.format import Dialog, Exchange, read, serialize_dialog
 from ..version import __version__
-from .manifest import MANIFEST, ExportEntry, FileEntry, InputUse, KbUse, Manifest, Settings, SplitInput
+from .manifest import MANIFEST, CandidatesEntry, ExportEntry, FileEntry, InputUse, KbUse, Manifest, Settings, SplitInput
 from .output_set import OutputFolder
 from .partition import Dealt, Partition, partition_named
 
@@ -417,6 +417,11 @@ def _assemble(files: dict[str, str], bots: set[str], folder: OutputFolder, setti
     files[KB_FILE] = kb_text
     every = {**files, **{name: folder.existing(name) for name in keep}}
     listed = {**keep, **entries}
+    held = CandidatesEntry(CANDIDATES, tuple(s for s in FILE_OF_SPLIT if any(e.split == s for e in listed.values())),
+                           files[CANDIDATES].count("\n"))
+    note(f"{CANDIDATES}: the {held.utterances} distinct bot utterances of {', '.join(held.splits) or 'no split'}"
+         + ("" if "train" in held.splits else " (not of the training split: the paper's candidates, every bot "
+                                               "utterance of train, dev and test, come of dstc2conv build --split all)"))
     manifest = Manifest(
         settings,
         _kb_use(kb, inputs),
@@ -424,6 +429,7 @@ def _assemble(files: dict[str, str], bots: set[str], folder: OutputFolder, setti
         {name: listed[name] for name in sorted(listed)},
         {name: _sha256_text(every[name]) for name in sorted(every)},
         exports,
+        held,
     )
     files[MANIFEST] = manifest.to_json()
     return manifest

@@ -108,6 +108,11 @@ def _cmd_score(args) -> int:
     if args.dstc6 is not None:
         args.samples = _samples(args.dstc6, turns)
     systems = [_load(path, name, args, turns) for name, path in given]
+    if args.candidates is not None:
+        from ..task6.candidates import coverage_note
+        found = coverage_note(args.candidates)
+        if found:
+            print(f"dstc2conv: note: {found}", file=sys.stderr)
     sessions = read_sessions(args.ref, len(dialogs), args.manifest)
     kb = find_kb(args.kb, args.ref, sessions)
     names = m.choose(args.metrics, [s.kind for s in systems], kb is not None)
@@ -412,7 +417,8 @@ def add_parser(sub) -> None:
                         "build's beside its manifest, else the published KB shipped with dstc2conv, else "
                         "dialog-babi-task6-dstc2-kb.txt beside REF)")
     p.add_argument("--candidates", metavar="FILE",
-                   help="a candidates file ('1 <utterance>' a line) every ranked candidate must come from")
+                   help="a candidates file ('1 <utterance>' a line) every ranked candidate must come from (with "
+                        "--dstc6: the one the samples were drawn from, for the note on what it holds)")
     p.add_argument("--dstc6", metavar="SAMPLES",
                    help="PREDS is a DSTC6 result file ranking the candidates of these samples "
                         "(dstc2conv export dstc6 REF ...)")

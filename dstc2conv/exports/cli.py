@@ -11,7 +11,7 @@ from ..errors import Dstc2ConvError
 
 def _cmd_dstc6(args) -> int:
     from ..files import check_writable, write_text_atomic
-    from ..task6.candidates import read_candidates
+    from ..task6.candidates import coverage_note, read_candidates
     from ..task6.turns import read_turns
     from .dstc6 import samples, truth
 
@@ -22,6 +22,9 @@ def _cmd_dstc6(args) -> int:
             raise Dstc2ConvError("--truth and --out name one file: give two", args.truth)
     turns = read_turns(args.ref)
     made = samples(turns, read_candidates(args.candidates), args.k, args.seed)
+    found = coverage_note(args.candidates)
+    if found and not args.quiet:
+        print(f"dstc2conv: note: {found}", file=sys.stderr)
     truths: list[dict] = []
 
     def pieces():   # a sample is written as it is made: memory stays that of one sample

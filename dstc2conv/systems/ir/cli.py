@@ -36,6 +36,7 @@ def _cmd_ir(args) -> int:
     else:
         if args.candidates:
             candidates = ir.read_candidates(args.candidates)
+            _note_coverage(args, candidates, train)
         else:
             candidates = ir.train_candidates(train)
         index = ir.TfIdf(candidates)
@@ -84,6 +85,15 @@ def _cmd_ir(args) -> int:
     print("\n".join(score_output.score_lines(scored.figures, sig)), file=out)
     print(f"time                   {seconds:.1f} s", file=out)
     return 0
+
+
+def _note_coverage(args, candidates, train) -> None:
+    """A note when --candidates does not hold the training utterances (its manifest, or --train, says so)."""
+    from ...task6.candidates import coverage_note
+
+    found = coverage_note(args.candidates, candidates, args.train, (t.gold for t in train))
+    if found and not args.quiet:
+        print(f"dstc2conv: note: {found}", file=sys.stderr)
 
 
 def _score(predictions, rankings, turns, data_sha: str, parts: list[str], k: int | None):
