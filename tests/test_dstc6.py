@@ -229,3 +229,30 @@ def test_the_published_dev_file_with_the_tracks_tfidf_baseline(tmp_path, capsys)
     code, ours, err = _ours(capsys, tmp_path / "r.json", dev, samples)
     assert code == 0, err
     assert ours == official and 0 < official[0] < official[2] < 1
+
+
+def test_the_truth_file_is_checked_before_any_work(sample, tmp_path, capsys):
+    out, ref, cands = sample
+    base = ["export", "dstc6", str(ref), "--candidates", str(cands), "--k", str(K), "--out", str(tmp_path / "s.json")]
+    assert run([*base, "--truth", str(tmp_path / "s.json")]) == 2
+    assert capsys.readouterr().err == (f"dstc2conv: error: {tmp_path / 's.json'}: --truth and --out name one file: "
+                                       "give two\n")
+    assert run([*base, "--truth", str(ref)]) == 2
+    assert "cannot write: it is the input" in capsys.readouterr().err
+    assert not (tmp_path / "s.json").exists()
+
+
+def test_a_write_in_pieces_that_fails_leaves_the_file_as_it_was(tmp_path):
+    from dstc2conv.errors import Dstc2ConvError
+    from dstc2conv.files import write_text_atomic
+
+    target = tmp_path / "s.json"
+    target.write_text("before\n")
+
+    def pieces():
+        yield "[\n"
+        raise Dstc2ConvError("stopped")
+
+    with pytest.raises(Dstc2ConvError, match="stopped"):
+        write_text_atomic(str(target), pieces())
+    assert target.read_text() == "before\n" and [p.name for p in tmp_path.iterdir()] == ["s.json"]
