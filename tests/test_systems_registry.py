@@ -140,3 +140,7 @@ def test_the_api_ranks_through_the_loop(tmp_path):
     assert [r[0] for r in dstc2conv.rank(system, data)] == [p.text for p in dstc2conv.predict(rules, data)]
     with pytest.raises(Dstc2ConvError, match="k=0"):
         dstc2conv.rank(system, data, 0)
+
+
+def test_the_docs_hold_the_registrys_table():
+    assert registry.docs_table() in (ROOT / "docs" / "table2.md").read_text(encoding="utf-8")

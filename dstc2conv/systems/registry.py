@@ -94,4 +94,12 @@ def build(name: str, candidates: tuple[str, ...] | None = None, **settings) -> S
     return entry(name).build(candidates, **settings)
 
 
-__all__ = ["Entry", "NotAvailable", "SYSTEMS", "NAMES", "entry", "build"]
+def docs_table() -> str:
+    """The markdown table of the registry (docs/table2.md holds it, a test checks it)."""
+    lines = ["| name | the paper's row | paper, per response / per dialog | what it is |", "|---|---|---|---|"]
+    for e in SYSTEMS.values():
+        lines.append(f"| `{e.name}` | {e.paper} | {e.reported[0]:.1f}% / {e.reported[1]:.1f}% | {e.description} |")
+    return "\n".join(lines)
+
+
+__all__ = ["docs_table", "Entry", "NotAvailable", "SYSTEMS", "NAMES", "entry", "build"]
