@@ -60,7 +60,7 @@ def main() -> int:
             dialogs = task6.read(args.train)[:TEST_DIALOGS]
             data = folder / "data.txt"
             data.write_text(task6.serialize(dialogs), encoding="utf-8")
-            described = f"the first {len(dialogs)} dialogs of {args.train}"
+            described = f"the first {len(dialogs)} dialogs of {Path(args.train).name}"
         else:
             data, described = Path(args.data), args.data
         turns = turns_of(task6.read(data))
