@@ -157,6 +157,7 @@ def test_a_candidates_file_without_some_gold_is_said(files, tmp_path, capsys):
     (["--systems", "rules,tfdf"], "no system 'tfdf' (did you mean tfidf?): give one of rules, tfidf, nn, embeddings, "
                                   "memn2n, memn2n+match"),
     (["--systems", "nn,nn"], "a system is named twice: nn, nn"),
+    (["--systems", " , "], "no system named: give some of rules, tfidf, nn, embeddings, memn2n, memn2n+match"),
 ])
 def test_bad_systems_are_one_line(files, capsys, argv, message):
     code, out, err = _run(capsys, *_table2(files, *argv))

@@ -113,6 +113,8 @@ def table2(train: str, dev: str, test: str, candidates: str | None = None, syste
     """Every system of ``systems`` (default: the whole registry) fitted on ``train`` with
     ``dev``, run on ``test``; the ones not installed are listed as unavailable."""
     names = list(registry.NAMES if systems is None else systems)
+    if not names:
+        raise Dstc2ConvError(f"no system named: give some of {', '.join(registry.NAMES)}")
     for name in names:
         registry.entry(name)
     if len(set(names)) != len(names):

@@ -134,6 +134,7 @@ class TfIdfMatch(System):
 
     def fit(self, train: Sequence[BotTurn], dev: Sequence[BotTurn] | None = None) -> TfIdfMatch:
         self.index_ = TfIdf(train_candidates(train) if self.candidates is None else self.candidates)
+        self._cache: dict[tuple[str, int], tuple[str, ...]] = {}   # input last: user utterance, k -> ranking
         self.dev_: dict[str, dict] = {}
         self.input_ = self.input or "conversation"
         if self.input is None and dev:
@@ -147,7 +148,6 @@ class TfIdfMatch(System):
 
     def reset(self) -> None:
         self._history = np.zeros(len(self.index_.vocabulary))
-        self._cache: dict[tuple[str, int], tuple[str, ...]] = {}
 
     def _counts(self, user: str) -> np.ndarray:
         counts = self.index_.counts(words(user))
