@@ -155,6 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .systems.ir.cli import add_parser as add_ir_parser
 
     add_ir_parser(sub)
+    from .systems.cli import add_parser as add_table2_parser
+
+    add_table2_parser(sub)
     from .evaluate.score_cli import add_parser as add_score_parser
 
     add_score_parser(sub)
