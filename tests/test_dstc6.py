@@ -19,7 +19,7 @@ K = 5
 
 def _sklearn():
     # a library, not data: dataset_walker.py and baseline_tfidf.py import scikit-learn, which the
-    # test extra does not install (some 160 MB with scipy): skipped without it, whatever
+    # test extra does not install (some 50 MB beyond numpy and scipy): skipped without it, whatever
     # DSTC2CONV_REQUIRE_DATA says
     return pytest.importorskip("sklearn", reason="pip install scikit-learn to run the DSTC6 track's "
                                                  "dataset_walker.py and baseline_tfidf.py")

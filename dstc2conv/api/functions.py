@@ -21,8 +21,10 @@ if TYPE_CHECKING:
     from ..builder.pipeline import BuildResult
     from ..evaluate.fidelity import CompareReport
     from ..evaluate.metrics import Scored
+    from ..systems.interface import System
     from ..systems.rules.engine import Prediction
     from ..systems.rules.ruleset import RuleSet
+    from ..systems.table2 import Table2
     from ..task6.format import Dialog
     from ..task6.turns import BotTurn
 
@@ -189,6 +191,42 @@ def rules_report(rules: RuleSet | Path, data: Path, *, top: int | None = None, b
     compiled = Compiled(ruleset)
     found = tables(run(compiled, bot_turns), bot_turns, compiled, top=top, systems=per_turn)
     return {table.name: report_frame(table) for table in found}
+
+
+# ---------------------------------------------------------------- systems
+
+def system(name: str, candidates: Sequence[str] | None = None, **settings) -> System:
+    """A system of the registry by name (``rules``, ``tfidf``, ``nn``, and the learned
+    models when installed; ``dstc2conv table2 --help`` lists them), built with its
+    settings as keywords and, for one that ranks candidates, ``candidates``; not fitted:
+    ``system("tfidf", input="last").fit(turns(train))``."""
+    from ..systems.registry import build
+
+    return build(name, None if candidates is None else tuple(candidates), **settings)
+
+
+def rank(system: System, data: Path | Sequence[BotTurn], k: int = 1) -> list[tuple[str, ...]]:
+    """Every bot turn's ``k`` best responses by a fitted ``system``, best first, through
+    the one dialog loop (a new dialog resets the system; it is asked before it is shown
+    the turn's gold and results). ``data``: a task-6 file or its ``turns``."""
+    from ..systems.interface import run
+
+    if k < 1:
+        raise Dstc2ConvError(f"k={k}: give 1 or more")
+    return run(system, turns(data) if isinstance(data, (str, os.PathLike)) else list(data), k)
+
+
+def table2(train: Path, dev: Path, test: Path, *, candidates: Path | None = None,
+           systems: Sequence[str] | None = None, resamples: int = 1000, seed: int = 0) -> Table2:
+    """``dstc2conv table2``: every system (``systems``: their names; default all) fitted
+    on ``train`` with ``dev``, scored on ``test`` beside the paper's figure, compared
+    with the rules; ``to_dict()`` is the command's JSON."""
+    from ..systems.table2 import table2 as run_table2
+
+    if isinstance(systems, str):
+        raise TypeError("systems: give a list of names, e.g. ['rules', 'tfidf']")
+    return run_table2(os.fspath(train), os.fspath(dev), os.fspath(test),
+                      None if candidates is None else os.fspath(candidates), systems, resamples, seed)
 
 
 # ---------------------------------------------------------------- scoring

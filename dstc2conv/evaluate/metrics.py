@@ -86,7 +86,9 @@ def _accuracy_turns(inputs: Inputs) -> list[bool]:
     return [correct(p, t.gold, inputs.match) for p, t in zip(inputs.predictions, inputs.turns)]
 
 
-def _accuracy(stats: Sequence[bool], turns: Sequence[BotTurn]) -> dict:
+def accuracy(stats: Sequence[bool], turns: Sequence[BotTurn]) -> dict:
+    """Accuracy's figures from whether each turn is right: per response, right turns /
+    turns; per dialog, dialogs whose every turn is right / dialogs; and the counts."""
     dialogs: dict[int, bool] = {}
     for ok, turn in zip(stats, turns):
         dialogs[turn.dialog] = dialogs.get(turn.dialog, True) and ok
@@ -246,7 +248,7 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
            "is right.",
            "Bordes & Weston 2017 (Table 2, both); MemN2N, QRN and HCN papers; DeepPavlov (lower); "
            "HCN re-implementations (template); Mem2Seq (per response)",
-           _accuracy_turns, _accuracy, "per_response",
+           _accuracy_turns, accuracy, "per_response",
            columns=lambda ok: {"correct": ok}),
     Metric("bleu", "text",
            "Corpus BLEU-4 as `multi-bleu.perl -lc`: lowercased whitespace tokens, one reference per turn, "
