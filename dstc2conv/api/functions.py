@@ -169,9 +169,8 @@ def rules_report(rules: RuleSet | Path, data: Path, *, top: int | None = None, b
     from ..systems.rules.engine import Compiled
     from ..systems.rules.engine import predict as run
     from ..systems.rules.report import tables
-    from .frames import pandas_module, report_frame
+    from .frames import report_frame
 
-    pandas_module()   # before the work: without pandas, say so at once
     if top is not None and top < 1:
         raise Dstc2ConvError(f"top={top}: give 1 or more, or None for every row")
     if manifest is not None and not by_system:
@@ -249,18 +248,16 @@ class ScoreResult:
         """Responses, correct ones and per-response accuracy per kind of gold response
         (indexed by kind, the kinds that occur in the registry's order)."""
         from ..evaluate.responses import by_kind
-        from .frames import pandas_module, parts_frame
+        from .frames import parts_frame
 
-        pandas_module()
         self._accuracy()
         return parts_frame(by_kind(self.outcomes, self.turns), "kind")
 
     def by_system(self) -> pandas.DataFrame:
         """Accuracy per DSTC2 dialog system (indexed by system, in name order); an error
         when no manifest names the systems."""
-        from .frames import pandas_module, parts_frame
+        from .frames import parts_frame
 
-        pandas_module()
         systems = self._by_system()
         if systems is None:
             raise Dstc2ConvError("no manifest names the dialog systems of the file: give score(..., manifest=) "
@@ -271,9 +268,8 @@ class ScoreResult:
         """One row per bot turn: dialog, turn, line, system, kind, user, gold, prediction,
         rule, correct, then the per-turn columns of the other metrics scored (as
         ``dstc2conv score --turns`` writes them)."""
-        from .frames import pandas_module, turns_frame
+        from .frames import turns_frame
 
-        pandas_module()
         columns: dict[str, list] = {"correct": list(self.outcomes)}
         for i in range(len(self.turns)):
             for name, value in self.scored.turn_columns(i).items():
@@ -335,9 +331,8 @@ def turns_table(data: Path, *, manifest: Path | None = None) -> pandas.DataFrame
     """The bot turns of a task-6 file as a DataFrame, one row each: dialog, turn (both from
     1), line, system (None without a manifest), kind (of the gold response), user, gold.
     With predictions: ``score(...).turns_table()``."""
-    from .frames import pandas_module, turns_frame
+    from .frames import turns_frame
 
-    pandas_module()
     _, bot_turns, systems = _read_with_systems(data, manifest)
     return turns_frame(bot_turns, systems)
 
