@@ -194,10 +194,10 @@ def _print_one(args, systems, scored, sig, sessions) -> None:
         print(_kinds_table([first["by_kind"], second["by_kind"]], first["figures"]["accuracy"],
                            second["figures"]["accuracy"]))
     print()
-    print(f"difference             {comparison.difference:+.2%} per response (PREDS2 - PREDS), "
-          f"95% interval [{boot.low:+.2%}, {boot.high:+.2%}]")
+    print(f"difference             {out.percent(comparison.difference, signed=True)} per response (PREDS2 - PREDS), "
+          f"95% interval [{out.percent(boot.low, signed=True)}, {out.percent(boot.high, signed=True)}]")
     print(f"bootstrap              {boot.resamples} resamples of the {len({t.dialog for t in turns})} dialogs, "
-          f"seed {boot.seed}; PREDS2 not better in {boot.share_not_better:.1%} of them")
+          f"seed {boot.seed}; PREDS2 not better in {out.percent(boot.share_not_better, 1)} of them")
     print(f"flipped                {len(comparison.flipped_right)} turns now right, "
           f"{len(comparison.flipped_wrong)} now wrong (PREDS -> PREDS2)")
     for label, key, total in (("now right", "right", comparison.flipped_right),
@@ -279,7 +279,7 @@ def _cell(metric: str, value):
 def _print_table(args, systems, scored, names, sig, known, sessions) -> None:
     from . import responses as r
     from .published import REPORTED, SOURCE
-    from .tables import Signed, Table, as_text
+    from .tables import Signed, Table, as_text, percent
 
     turns = scored[0].inputs.turns
     columns = _columns(names)
@@ -295,7 +295,7 @@ def _print_table(args, systems, scored, names, sig, known, sessions) -> None:
                 comparison = r.paired(first, s.outcomes, turns, args.bootstrap or RESAMPLES, args.seed or 0)
                 comparisons[system.name] = comparison
                 boot = comparison.bootstrap
-                row += [Signed(comparison.difference), f"[{boot.low:+.2%}, {boot.high:+.2%}]"]
+                row += [Signed(comparison.difference), f"[{percent(boot.low, signed=True)}, {percent(boot.high, signed=True)}]"]
         rows.append(tuple(row))
     head = ("system",) + tuple(c for c, _, _ in columns)
     if len(systems) > 1:

@@ -441,6 +441,7 @@ def _cmd_check(args) -> int:
 
 
 def _cmd_tune(args) -> int:
+    from ...evaluate.tables import percent
     from .tune import tune, write_tuned
 
     name = os.path.basename(args.data).lower()
@@ -469,10 +470,10 @@ def _cmd_tune(args) -> int:
     if copy:
         _copy(*copy, args.out)
         _say(args, f"copied the ontology {copy[0]} to {copy[1]}, where the tuned file looks for it")
-    print(f"before  {tuned.before:.2%} {what}")
-    print(f"after   {tuned.after:.2%} {what}")
+    print(f"before  {percent(tuned.before)} {what}")
+    print(f"after   {percent(tuned.after)} {what}")
     for (system, before), (_, after) in zip(tuned.systems_before, tuned.systems_after):
-        print(f"  {system:<5} {before.per_response:.2%} -> {after.per_response:.2%} per response "
+        print(f"  {system:<5} {percent(before.per_response)} -> {percent(after.per_response)} per response "
               f"({before.correct} -> {after.correct} of {after.responses})")
     if not tuned.converged:
         print(f"stopped by the time budget after {count(tuned.rounds, 'round')}; not converged")
