@@ -27,7 +27,8 @@ def metric_line(name: str, f: dict) -> str:
         text = (f"{f['bleu']:.2f}  ({p}, BP {f['brevity_penalty']:.3f}, hyp_len {f['hyp_len']}, "
                 f"ref_len {f['ref_len']})")
     elif name == "entity_f1_mem2seq":
-        text = f"{percent(f['f1'])}  (mean over {f['responses']} responses with entities)"
+        text = (f"{percent(f['f1'])}  (mean over {f['responses']} responses with entities; recall "
+                f"{percent(f['recall'])}, {f['tp']}/{f['tp'] + f['fn']}: the paper-era \"F1\")")
     elif name == "entity_micro":
         text = (f"{percent(f['f1'])}  (precision {percent(f['precision'])}, recall {percent(f['recall'])}; "
                 f"TP {f['tp']}, FP {f['fp']}, FN {f['fn']})")
