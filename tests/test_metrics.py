@@ -452,6 +452,31 @@ def test_several_systems_on_the_published_dev_file_show_the_papers_figures(tmp_p
     assert "\nrule-based             33.3%         0.0%\n" in out
 
 
+def test_one_system_on_the_published_dev_file_says_so_and_shows_the_papers_figures(tmp_path, capsys):
+    ref = need(REFERENCE / "dialog-babi-task6-dstc2-dev.txt")
+    gold = tmp_path / "gold.txt"
+    gold.write_text("".join(t.gold.strip() + "\n" for t in read_turns(ref)))
+    for extra in ([], ["--compare", str(gold)]):
+        code, out, _ = _score(capsys, gold, ref, "--metrics", "accuracy", *extra)
+        assert code == 0 and out.startswith("per-response accuracy  100.00%  (4159/4159)\n")
+        assert "\nnote                   REF is the published task-6 dev file (dialog-babi-task6-dstc2-dev.txt)\n" in out
+        tail = out[out.index("reported figures (Bordes & Weston 2017, Table 2, task 6, on the test file; "
+                             "not computed here):"):]
+        assert "\nMemN2N                 41.1%         0.0%\n" in tail and tail.endswith("0.0%\n")
+    code, out, _ = _score(capsys, gold, ref, "--metrics", "accuracy", "--json")
+    got = json.loads(out)
+    assert got["published"] == "dialog-babi-task6-dstc2-dev.txt"
+    assert {"system": "MemN2N", "per_response": 41.1, "per_dialog": 0.0} in got["reported"]["systems"]
+    # any other file: no note, no reported figures
+    other = tmp_path / "ref.txt"
+    other.write_text(REF)
+    (tmp_path / "preds.txt").write_text("\n".join(PREDS) + "\n")
+    code, out, _ = _score(capsys, tmp_path / "preds.txt", other, "--metrics", "accuracy")
+    assert code == 0 and "note" not in out and "reported figures" not in out
+    code, out, _ = _score(capsys, tmp_path / "preds.txt", other, "--metrics", "accuracy", "--json")
+    assert "published" not in json.loads(out) and "reported" not in json.loads(out)
+
+
 def test_system_arguments(files, capsys):
     code, _, err = _score(capsys, files / "preds.txt", files / "ref.txt", "--system", f"a={files / 'preds.txt'}")
     assert code == 2 and "with --system NAME=PREDS, give REF alone" in err

@@ -117,11 +117,11 @@ def _cmd_score(args) -> int:
     sig = m.signature(data_sha, [], scored[0].inputs, names)
     if args.turns is not None:
         _write_turns(args.turns, systems, scored, sessions, several)
+    from .published import published
     if several:
-        from .published import published
         _print_table(args, systems, scored, names, sig, published(data_sha), sessions)
         return 0
-    _print_one(args, systems, scored, sig, sessions)
+    _print_one(args, systems, scored, sig, sessions, published(data_sha))
     return 0
 
 
@@ -152,7 +152,7 @@ def _summary(scored, turns, sessions) -> dict:
             "by_kind": r.by_kind(outcomes, turns) if has_accuracy else None}
 
 
-def _print_one(args, systems, scored, sig, sessions) -> None:
+def _print_one(args, systems, scored, sig, sessions, known=None) -> None:
     from . import responses as r
     from . import score_output as out
 
@@ -175,13 +175,18 @@ def _print_one(args, systems, scored, sig, sessions) -> None:
                                  "flipped_right": len(comparison.flipped_right),
                                  "flipped_wrong": len(comparison.flipped_wrong), "flips": flips}
             del result["compare"]["signature"]
+        if known:
+            result.update(_published_dict(known))
         print(json.dumps(result, indent=2))
         return
     print("\n".join(out.score_lines(first["figures"], sig, first["by_system"])))
+    if known:
+        print(f"{'note':<22} {_ref_note(args.ref, known, sessions)}")
     if not compared:
         if first["by_kind"] is not None:
             print()
             print(_kinds_table([first["by_kind"]], first["figures"]["accuracy"]))
+        _print_reported(known)
         return
     second, comparison, flips = compared
     boot = comparison.bootstrap
@@ -207,6 +212,7 @@ def _print_one(args, systems, scored, sig, sessions) -> None:
                   f"PREDS: {f['preds']!r}  PREDS2: {f['preds2']!r}")
         if len(total) > len(flips[key]):
             print(f"  ... and {len(total) - len(flips[key])} more {label} (--flips N shows more)")
+    _print_reported(known)
 
 
 def _as_dict(summary: dict, sig: str) -> dict:
@@ -278,7 +284,6 @@ def _cell(metric: str, value):
 
 def _print_table(args, systems, scored, names, sig, known, sessions) -> None:
     from . import responses as r
-    from .published import REPORTED, SOURCE
     from .tables import Signed, Table, as_text, percent
 
     turns = scored[0].inputs.turns
@@ -309,8 +314,7 @@ def _print_table(args, systems, scored, names, sig, known, sessions) -> None:
             result["systems"][name]["compare"] = {"with": systems[0].name, "difference": comparison.difference,
                                                   "bootstrap": comparison.bootstrap.to_dict()}
         if known and known[1] in ("train", "dev", "test"):
-            result["reported"] = {"source": SOURCE, "systems": [
-                {"system": n, "per_response": p, "per_dialog": d} for n, p, d in REPORTED]}
+            result.update(_published_dict(known))
         else:
             result["note"] = note
         print(json.dumps(result, indent=2))
@@ -325,6 +329,25 @@ def _print_table(args, systems, scored, names, sig, known, sessions) -> None:
         boot = next(iter(comparisons.values())).bootstrap
         print(f"(vs {systems[0].name}: the difference in per-response accuracy, and its 95% interval by a paired "
               f"bootstrap of {boot.resamples} resamples of the dialogs, seed {boot.seed})")
+    _print_reported(known)
+
+
+def _published_dict(known) -> dict:
+    """``--json``'s ``published`` (the file's name) and, for a task-6 file, ``reported``."""
+    from .published import REPORTED, SOURCE
+
+    out = {"published": known[0]}
+    if known[1] in ("train", "dev", "test"):
+        out["reported"] = {"source": SOURCE, "systems": [
+            {"system": n, "per_response": p, "per_dialog": d} for n, p, d in REPORTED]}
+    return out
+
+
+def _print_reported(known) -> None:
+    """The paper's figures, after a score on a published task-6 file."""
+    from .published import REPORTED, SOURCE
+    from .tables import Table, as_text
+
     if known and known[1] in ("train", "dev", "test"):
         print()
         print(f"reported figures ({SOURCE}; not computed here):")
