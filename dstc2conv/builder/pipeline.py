@@ -354,10 +354,25 @@ def _kb(options: BuildOptions, inputs: Inputs, from_raw_dir: bool, is_sample: bo
     kb_calls = _kb_calls(inputs) if kb.source == KB_FROM_LOGS else None
     note(_kb_note(kb) if kb_calls is None else
         f"result lines from a KB built from the logs of the {len(inputs.calls)} calls read "
-        f"({len(kb.restaurants)} restaurants): " + "; ".join(
-            f"{path}: " + ", ".join(f"{n} {flist}" for flist, n in counts.items())
-            for path, counts in kb_calls.items()))
+        f"({len(kb.restaurants)} restaurants): " + "; ".join(_named_by_flists(inputs)))
     return kb
+
+
+def _named_by_flists(inputs: Inputs) -> list[str]:
+    """Per input, how many of its calls each DSTC2 flist names (``other``: none), saying
+    how many are named by more than one (then counted in each, as the splits take them)."""
+    named = {name: set(inputs.flists.get(name, ())) for name in FLIST_ORDER[:-1]}
+    out = []
+    for source in inputs.sources:
+        if not source.calls:
+            continue
+        counts = {name: sum(1 for c in source.calls if c in sessions) for name, sessions in named.items()}
+        counts["other"] = sum(1 for c in source.calls if not any(c in sessions for sessions in named.values()))
+        shared = sum(1 for c in source.calls if sum(c in sessions for sessions in named.values()) > 1)
+        text = f"{source.path}: " + ", ".join(f"{n} {name}" for name, n in counts.items() if n)
+        out.append(text + (f" ({shared} {'call' if shared == 1 else 'calls'} in two flists or more, "
+                           "counted in each)" if shared else ""))
+    return out
 
 
 def _kb_note(kb: KB) -> str:

@@ -610,7 +610,9 @@ def add_parser(sub) -> None:
 
     p = rules_sub.add_parser("tune", help="choose enabled rules and priorities on a validation file")
     common(p)
-    p.add_argument("--out", required=True, metavar="NEW.yaml")
+    p.add_argument("--out", required=True, metavar="NEW.yaml",
+                   help="the tuned rule file to write: the rule file with the chosen rules enabled and their "
+                        "priorities (not the rule file itself; its ontology is copied beside it when needed)")
     p.add_argument("--budget", type=seconds, default=100.0, metavar="SECONDS", help="time budget (default 100)")
     p.add_argument("--objective", choices=list(OBJECTIVES), default="overall",
                    help="what to maximise: per-response accuracy over all turns (default), or the mean, or "
