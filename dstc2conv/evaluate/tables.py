@@ -1,7 +1,8 @@
 """The one table writer: a table as aligned text, markdown or CSV; and ``percent``, the
 one writer of a share as a percentage. A float cell is a share, written as a percentage
-with two decimals (54.60%); a ``Signed`` one (a difference) with its sign (+1.20%); a ``Plain`` one as a number with two decimals (a
-BLEU score) or ``Fixed`` with four (an MRR); None is written ``-`` (empty in CSV)."""
+with two decimals (54.60%; more when fewer would round a difference away); a ``Signed``
+one (a difference) with its sign (+1.20%); a ``Plain`` one as a number with two decimals
+(a BLEU score) or ``Fixed`` with four (an MRR); None is written ``-`` (empty in CSV)."""
 from __future__ import annotations
 
 import csv
