@@ -206,6 +206,7 @@ class ScoreResult:
     rules: tuple | None = field(repr=False)      # the rule of each prediction, for the rule baseline's
     systems: tuple | None = field(repr=False)    # each dialog's DSTC2 system, when a manifest names them
     scored: Scored = field(repr=False)           # each metric's statistics per turn
+    published: tuple | None = field(default=None, repr=False)   # (file name, split) of a published REF
 
     @property
     def per_response(self) -> float:
@@ -242,6 +243,10 @@ class ScoreResult:
         out = as_dict(self.figures, self.signature, None if systems is None else parts(systems))
         if "accuracy" in self.figures:
             out["by_kind"] = parts(by_kind(self.outcomes, self.turns))
+        if self.published:
+            from ..evaluate.published import as_dict as published_dict
+
+            out.update(published_dict(self.published))
         return out
 
     def by_kind(self) -> pandas.DataFrame:
@@ -294,6 +299,7 @@ def score(predictions: Path | Sequence[str] | Sequence[Prediction], ref: Path, *
     from ..evaluate import metrics as m
     from ..evaluate import responses as r
     from ..evaluate.entities import find_kb
+    from ..evaluate.published import published
     from ..evaluate.sessions import read_sessions
     from ..files import sha256_file
     from ..systems.rules.engine import Prediction
@@ -323,8 +329,10 @@ def score(predictions: Path | Sequence[str] | Sequence[Prediction], ref: Path, *
     entity_kb = find_kb(kb, ref, sessions)
     names = m.choose(None if metrics is None else ",".join(metrics), "text", entity_kb is not None)
     scored = m.compute(m.Inputs(tuple(bot_turns), texts, "text", None, match, entity_kb), names)
-    return ScoreResult(ref, m.signature(sha256_file(ref), [], scored.inputs, names), scored.figures,
-                       tuple(bot_turns), texts, rules, None if sessions is None else sessions.systems, scored)
+    data_sha = sha256_file(ref)
+    return ScoreResult(ref, m.signature(data_sha, [], scored.inputs, names), scored.figures,
+                       tuple(bot_turns), texts, rules, None if sessions is None else sessions.systems, scored,
+                       published(data_sha))
 
 
 def turns_table(data: Path, *, manifest: Path | None = None) -> pandas.DataFrame:

@@ -176,7 +176,8 @@ def _print_one(args, systems, scored, sig, sessions, known=None) -> None:
                                  "flipped_wrong": len(comparison.flipped_wrong), "flips": flips}
             del result["compare"]["signature"]
         if known:
-            result.update(_published_dict(known))
+            from .published import as_dict
+            result.update(as_dict(known))
         print(json.dumps(result, indent=2))
         return
     print("\n".join(out.score_lines(first["figures"], sig, first["by_system"])))
@@ -314,7 +315,8 @@ def _print_table(args, systems, scored, names, sig, known, sessions) -> None:
             result["systems"][name]["compare"] = {"with": systems[0].name, "difference": comparison.difference,
                                                   "bootstrap": comparison.bootstrap.to_dict()}
         if known and known[1] in ("train", "dev", "test"):
-            result.update(_published_dict(known))
+            from .published import as_dict
+            result.update(as_dict(known))
         else:
             result["note"] = note
         print(json.dumps(result, indent=2))
@@ -330,17 +332,6 @@ def _print_table(args, systems, scored, names, sig, known, sessions) -> None:
         print(f"(vs {systems[0].name}: the difference in per-response accuracy, and its 95% interval by a paired "
               f"bootstrap of {boot.resamples} resamples of the dialogs, seed {boot.seed})")
     _print_reported(known)
-
-
-def _published_dict(known) -> dict:
-    """``--json``'s ``published`` (the file's name) and, for a task-6 file, ``reported``."""
-    from .published import REPORTED, SOURCE
-
-    out = {"published": known[0]}
-    if known[1] in ("train", "dev", "test"):
-        out["reported"] = {"source": SOURCE, "systems": [
-            {"system": n, "per_response": p, "per_dialog": d} for n, p, d in REPORTED]}
-    return out
 
 
 def _print_reported(known) -> None:
