@@ -3,7 +3,6 @@ hand-written task-6 files; the published dev file compared with itself is identi
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from conftest import REFERENCE, need
@@ -246,9 +245,7 @@ def test_bad_manifest_exits_2(files, capsys, tmp_path):
 
 def test_published_dev_against_itself():
     dev = need(REFERENCE / "dialog-babi-task6-dstc2-dev.txt")
-    started = time.perf_counter()
     report = compare_files(dev, dev)
-    assert time.perf_counter() - started < 2
     assert report.identical
     for m in report.measures:
         if m.key.startswith("rating"):

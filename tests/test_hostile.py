@@ -300,6 +300,10 @@ def test_an_unknown_file_as_ontology_is_quoted_short(rule_files, capsys):
     folder, rules, _ = rule_files
     (folder / "ontology.yaml").write_text("".join(f"user{i}: x{i}\n" for i in range(30)))
     assert run(["rules", "check", "--rules", rules]) == 2
+    err = capsys.readouterr().err   # no key of an ontology: some other file, none of it quoted
+    assert err.count("\n") == 1 and "not an ontology file" in err and "user" not in err
+    (folder / "ontology.yaml").write_text("food: [x]\n" + "".join(f"user{i}: x{i}\n" for i in range(30)))
+    assert run(["rules", "check", "--rules", rules]) == 2
     err = capsys.readouterr().err
     assert err.count("unknown key '") == 3 and "and 27 more unknown keys" in err and "user29" not in err
 

@@ -308,8 +308,10 @@ def _load_yaml(text: str, path: str, bad: _Collect):
         raise RuleFileError([Problem(path, line, "YAML: a number too long to read")]) from None
     finally:
         loader.dispose()
-    for key, line in loader.duplicates:
-        bad(f"duplicate key {key!r}", line)
+    for key, line in loader.duplicates[:SHOWN_KEYS]:
+        bad(f"duplicate key {show(key)}", line)
+    if len(loader.duplicates) > SHOWN_KEYS:
+        bad(f"and {len(loader.duplicates) - SHOWN_KEYS} more duplicate keys", loader.duplicates[SHOWN_KEYS][1])
     return data
 
 
@@ -351,9 +353,12 @@ def load_ontology(path: str) -> RuleOntology:
     bad = _Collect(path)
     raw = read_bytes(path, "an ontology file", MAX_RULE_FILE)
     data = _load_yaml(_decode(raw, path), path, bad)
-    if not isinstance(data, _Map):
-        raise RuleFileError([Problem(path, 1, f"an ontology file is a mapping with {', '.join(RULE_SLOTS)} "
-                                              "(and synonyms, served)")])
+    if not isinstance(data, _Map) or not ONTOLOGY_KEYS & set(data):
+        # some other file (its keys are not quoted: it may be anything)
+        raise RuleFileError([Problem(path, 1, f"not an ontology file: an ontology file is a mapping with "
+                                              f"{', '.join(RULE_SLOTS)} (and synonyms, served)"
+                                              + ("" if not isinstance(data, _Map) else ", and this one has none "
+                                                 "of them"))])
     _unknown_keys(data, ONTOLOGY_KEYS, bad, name=repr)
     values: dict[str, tuple] = {}
     phrases: dict[str, tuple[str, str]] = {}
