@@ -195,7 +195,7 @@ def _plain_members(path: str, used=_used_member):
                 if kind not in (b"0", b"\0", b"x"):
                     raise _NotPlain
                 if kind == b"x":
-                    if size > MAX_MEMBER:
+                    if size > MAX_MEMBER or pax is not None:   # (tarfile bounds them, and those in a row)
                         raise _NotPlain
                     data = read(size)
                     if len(data) < size or len(read(-size % 512)) < -size % 512:

@@ -42,10 +42,13 @@ from .conditions import (
     FIELD_RE,
     FLAG_CHOICE,
     FLAG_RE,
+    PROBE_SECONDS,
     TOO_SLOW,
+    Budget,
     Clause,
     Combine,
     Invalid,
+    Site,
     migration,
     walk,
 )
@@ -138,6 +141,7 @@ class _Collect:
     def __init__(self, path: str):
         self.path = path
         self.problems: list[Problem] = []
+        self.regexes = Budget(PROBE_SECONDS)   # what its regular expressions may take in all
 
     def __call__(self, message: str, line: int | None, rule_id: str | None = None) -> None:
         self.problems.append(Problem(self.path, line, message, rule_id))
@@ -440,7 +444,8 @@ def _when(node: Any, patterns: dict, rule_id: str | None, bad: _Collect, depth: 
             ok = False
             continue
         try:
-            compiled = entry.kind.compile(key, value, patterns, Problem(bad.path, at, TOO_SLOW, rule_id))
+            compiled = entry.kind.compile(key, value, patterns, Site(Problem(bad.path, at, TOO_SLOW, rule_id),
+                                                                     bad.regexes))
         except Invalid as exc:
             if exc.message:
                 bad(exc.message, at, rule_id)
