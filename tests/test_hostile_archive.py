@@ -84,7 +84,7 @@ def test_the_regular_expressions_of_a_run_are_bounded_in_time(tmp_path, capsys, 
     """Each text under the per-text limit, but the run stopped at its total, naming the rule."""
     monkeypatch.setattr(conditions, "RUN_SECONDS", 1.0)
     rules = RULES.replace("{missing: food}", "{user_regex: '(ab|ab)+$'}")
-    dialog = "".join(f"1 <SILENCE>\tWelcome .\n2 t{i} {'ab' * 15}!\tWhich food?\n\n" for i in range(400))
+    dialog = "".join(f"1 <SILENCE>\tWelcome .\n2 t{i} {'ab' * 13}!\tWhich food?\n\n" for i in range(400))
     rules, data = write_rule_files(tmp_path, rules, ONTOLOGY, dialog)
     start = time.monotonic()
     error = _one_error(capsys, ["rules", "score", "--rules", rules, "--data", data, "--quiet"])
