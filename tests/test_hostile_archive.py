@@ -69,15 +69,36 @@ def test_a_regular_expression_too_large_is_refused_before_it_is_compiled(tmp_pat
 
 
 def test_the_regular_expressions_of_a_file_are_bounded_in_all(tmp_path, capsys):
-    each = "()" * (MAX_REGEX_SIZE // 2 - 1)          # under the bound, each of them
+    each = "()" * (MAX_REGEX_SIZE // 2 - 3)          # under the bound, each of them (with x000)
     count = MAX_REGEX_TOTAL // regex_size(each) + 1
-    rules, _ = write_rule_files(tmp_path, _rules_with([each + f"x{i}" for i in range(count)]), ONTOLOGY,
+    rules, _ = write_rule_files(tmp_path, _rules_with([each + f"x{i:03d}" for i in range(count)]), ONTOLOGY,
                                 "1 hi\tWelcome .\n")
     assert run(["rules", "check", "--rules", rules]) == 2
     err = capsys.readouterr().err
-    assert err.count("regular expressions too large in all") == 1, err[-2000:]
-    assert err.endswith(f"regular expressions too large in all: more than {MAX_REGEX_TOTAL:,} characters in one "
-                        f"rule file with their counted repeats written out (rx{count - 1})\n")
+    assert err.count("\n") == 1 and f"regular expressions too large in all: more than {MAX_REGEX_TOTAL:,} " \
+        "characters in one rule file with their counted repeats written out (rx" in err, err[-2000:]
+
+
+@pytest.mark.parametrize("where", ["words", "pattern", "ontology"])
+def test_words_patterns_and_ontologies_are_bounded_as_regular_expressions(tmp_path, capsys, where):
+    """They are matched by regular expressions made from them, bounded as those of a rule file."""
+    many = [f"w{i:06d}" for i in range(MAX_REGEX_TOTAL // 8)]
+    rules, ontology = RULES, ONTOLOGY
+    if where == "words":
+        rules = RULES.replace("{missing: food}", "{user_words: {any: [%s]}}" % ", ".join(many))
+    elif where == "pattern":
+        rules = RULES.replace("ask_food: Which food?", "ask_food: " + " ".join(many))
+    else:
+        ontology = ONTOLOGY.replace("food: [thai, noodles]", "food: [thai, noodles, %s]" % ", ".join(many))
+    rules, _ = write_rule_files(tmp_path, rules, ontology, "1 hi\tWelcome .\n")
+    start = time.monotonic()
+    assert run(["rules", "check", "--rules", rules]) == 2
+    err = capsys.readouterr().err
+    assert time.monotonic() - start < 10
+    expected = {"words": "regular expression too large: the expression of the words has more than",
+                "pattern": "regular expression too large: pattern 'ask_food' has more than",
+                "ontology": "the values and synonyms take more than 50,000 characters as one regular expression"}
+    assert expected[where] in err, err[-2000:]
 
 
 def test_the_regular_expressions_of_a_run_are_bounded_in_time(tmp_path, capsys, monkeypatch):

@@ -125,6 +125,11 @@ def pattern_regex(template: str, named: bool = False):
     """A regex matching any rendering of a pattern (each field one token). ``named``:
     its first {name} is captured as the group ``name``, and any other {name} must be the
     same token."""
+    return regex.compile(pattern_source(template, named))
+
+
+def pattern_source(template: str, named: bool = False) -> str:
+    """The source of ``pattern_regex``, to be measured before it is compiled."""
     out, seen = [], False
     for i, part in enumerate(FIELD_RE.split(template)):
         if i % 2 == 0:
@@ -134,7 +139,7 @@ def pattern_regex(template: str, named: bool = False):
             seen = True
         else:
             out.append(r"\S+")
-    return regex.compile("".join(out) + r"\Z")
+    return "".join(out) + r"\Z"
 
 
 def bounded(rx: Regex, env: Env):
@@ -217,23 +222,33 @@ def _plain(takes: str, check) -> ValueKind:
     return ValueKind(takes, compile)
 
 
+def charge_regex(pattern: str, budget: Budget, shown: str) -> None:
+    """Invalid if ``pattern`` (``shown`` in the message) is too large to compile, alone
+    or with the rule file's others; else its size is taken from the file's budget."""
+    if budget.size_left < 0:
+        raise Invalid(None)     # (said once, of the first past the bound)
+    size = regex_size(pattern)
+    if size > MAX_REGEX_SIZE:
+        raise Invalid(f"regular expression too large: {shown} has more than {MAX_REGEX_SIZE:,} "
+                      "characters with its counted repeats written out")
+    budget.size_left -= size
+    if budget.size_left < 0:
+        raise Invalid(f"regular expressions too large in all: more than {MAX_REGEX_TOTAL:,} characters in one "
+                      "rule file with their counted repeats written out")
+
+
 def _regex(name, raw, patterns, site: Site) -> Regex:
     if not isinstance(raw, str):
         raise Invalid(f"condition {name!r} takes a regular expression (a string), not {show(raw)}")
-    size = regex_size(raw)    # before compiling: what it compiles to grows with it
-    if size > MAX_REGEX_SIZE:
-        raise Invalid(f"regular expression too large: {show(raw)} has more than {MAX_REGEX_SIZE:,} "
-                      "characters with its counted repeats written out")
-    site.budget.size_left -= size
-    if site.budget.size_left < 0:
-        raise Invalid(f"regular expressions too large in all: more than {MAX_REGEX_TOTAL:,} characters in one "
-                      "rule file with their counted repeats written out")
+    charge_regex(raw, site.budget, show(raw))    # before compiling: what it compiles to grows with it
     try:
         compiled = regex.compile(raw)
     except regex.error as exc:
         raise Invalid(f"bad regular expression {show(raw)}: {exc}") from None
     except (OverflowError, RecursionError, MemoryError):
         raise Invalid(f"regular expression too large: {show(raw)}") from None
+    if site.budget.left <= 0:
+        raise Invalid(None)     # (said once, of the first whose probes spent it)
     try:
         if _too_slow(compiled, site.budget):
             raise Invalid(TOO_SLOW)
@@ -293,6 +308,8 @@ def _words(name, raw, patterns, site: Site) -> Choice:
     words = _choice("word", lambda n, v, p: v)(name, raw, patterns, site)
     sources = ([r"\b(?:" + "|".join(regex.escape(w) for w in words.items) + r")\b"] if words.mode == "any"
                else [r"\b(?:" + regex.escape(w) + r")\b" for w in words.items])
+    for source in sources:    # (bounded as a regular expression is: compiling takes time with their length)
+        charge_regex(source, site.budget, "the expression of the words")
     return Choice(words.mode, tuple(Regex(regex.compile(s), site.slow) for s in sources))
 
 
