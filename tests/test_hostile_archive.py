@@ -101,6 +101,19 @@ def test_words_patterns_and_ontologies_are_bounded_as_regular_expressions(tmp_pa
     assert expected[where] in err, err[-2000:]
 
 
+def test_the_probes_of_a_file_are_bounded_in_time(tmp_path, capsys, monkeypatch):
+    """The probes of every regular expression share the file's time: once it is spent,
+    one problem, naming the rule whose probe spent it."""
+    from dstc2conv.systems.rules import ruleset
+
+    monkeypatch.setattr(ruleset, "PROBE_SECONDS", 1e-9)
+    rules, _ = write_rule_files(tmp_path, _rules_with(["hello", "there", "again"]), ONTOLOGY, "1 hi\tWelcome .\n")
+    assert run(["rules", "check", "--rules", rules]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"dstc2conv: error: {rules}:14: regular expression too slow: the rule file's regular "
+                   "expressions took more than 1e-09 s in all on the probe texts (rx0)\n")
+
+
 def test_the_regular_expressions_of_a_run_are_bounded_in_time(tmp_path, capsys, monkeypatch):
     """Each text under the per-text limit, but the run stopped at its total, naming the rule."""
     monkeypatch.setattr(conditions, "RUN_SECONDS", 1.0)
