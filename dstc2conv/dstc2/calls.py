@@ -124,7 +124,14 @@ def _call_json(data: bytes, path: str):
     except RecursionError:
         raise Dstc2ConvError("malformed JSON: nested too deeply", path) from None
     except msgspec.MsgspecError as exc:
-        raise Dstc2ConvError(f"malformed JSON: {exc}", path) from None
+        reason = str(exc).removeprefix("JSON is malformed: ")
+    try:    # (orjson says where, by line and column, and says a lone surrogate as one)
+        _loads(data)
+    except JSONDecodeError as exc:
+        reason = str(exc)
+    except RecursionError:
+        pass
+    raise Dstc2ConvError(f"malformed JSON: {reason}", path)
 
 
 def _heard(log_turn, path: str, turn: int) -> tuple[tuple[str, float], ...]:
