@@ -197,6 +197,24 @@ def test_a_header_within_the_limits_is_read(tmp_path, capsys):
     assert run(["build", "--split", "all", "--raw", raw, "--out", str(tmp_path / "out"), "--quiet"]) == 0
 
 
+def test_small_metadata_headers_in_a_row_are_read(tmp_path, capsys):
+    """Two pax headers before one member (the fast reader leaves them to tarfile): read."""
+    plain = _plain(tmp_path)
+    record = b"17 comment=hello\n"
+    pax = (_header(b"x", len(record)) + record.ljust(512, b"\0")) * 2
+    raw = tmp_path / "pax.tar.gz"
+    raw.write_bytes(gzip.compress(pax + plain, 1))
+    assert run(["build", "--split", "all", "--raw", str(raw), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+
+
+def test_a_sparse_member_is_refused(tmp_path, capsys):
+    plain = _plain(tmp_path)
+    at = _members(plain)[1][0]
+    raw = tmp_path / "sparse.tar"
+    raw.write_bytes(plain[:at] + _header(b"S", 0) + plain[at:])
+    _build_refused(capsys, tmp_path, raw, f"a GNU sparse member at byte {at}")
+
+
 def test_the_metadata_bound_holds_in_bounded_memory(tmp_path):
     raw = tmp_path / "big.tar.gz"
     raw.write_bytes(gzip.compress(_header(b"x", 1_200_000_000) + b"\0" * (12 << 20), 1))
