@@ -122,10 +122,10 @@ def test_the_build_does_not_replace_the_kb_it_reads_by_another(tmp_path, capsys)
                 "--quiet"]) == 0   # it reads the KB it writes: the same text, so nothing is lost
     capsys.readouterr()
     edited = kb.read_text().replace(" R_", " R_", 1).splitlines(keepends=True)
-    kb.write_text("".join(reversed(edited)))      # another order: the build would write it otherwise
+    kb.write_text("".join(reversed(edited)))      # another order: a KB file is written as it is read
     before = kb.read_bytes()
-    assert "cannot write: it is the input" in _one_error(
-        capsys, ["build", "--split", "all", "--raw", str(SAMPLE), "--out", str(out), "--kb", str(kb), "--quiet"])
+    assert run(["build", "--split", "all", "--raw", str(SAMPLE), "--out", str(out), "--kb", str(kb),
+                "--quiet"]) == 0
     assert kb.read_bytes() == before
 
 

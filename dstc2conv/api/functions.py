@@ -171,9 +171,8 @@ def rules_report(rules: RuleSet | Path, data: Path, *, top: int | None = None, b
     from ..systems.rules.engine import Compiled
     from ..systems.rules.engine import predict as run
     from ..systems.rules.report import tables
-    from .frames import pandas_module, report_frame
+    from .frames import report_frame
 
-    pandas_module()   # before the work: without pandas, say so at once
     if top is not None and top < 1:
         raise Dstc2ConvError(f"top={top}: give 1 or more, or None for every row")
     if manifest is not None and not by_system:
@@ -245,6 +244,7 @@ class ScoreResult:
     rules: tuple | None = field(repr=False)      # the rule of each prediction, for the rule baseline's
     systems: tuple | None = field(repr=False)    # each dialog's DSTC2 system, when a manifest names them
     scored: Scored = field(repr=False)           # each metric's statistics per turn
+    published: tuple | None = field(default=None, repr=False)   # (file name, split) of a published REF
 
     @property
     def per_response(self) -> float:
@@ -281,24 +281,26 @@ class ScoreResult:
         out = as_dict(self.figures, self.signature, None if systems is None else parts(systems))
         if "accuracy" in self.figures:
             out["by_kind"] = parts(by_kind(self.outcomes, self.turns))
+        if self.published:
+            from ..evaluate.published import as_dict as published_dict
+
+            out.update(published_dict(self.published))
         return out
 
     def by_kind(self) -> pandas.DataFrame:
         """Responses, correct ones and per-response accuracy per kind of gold response
         (indexed by kind, the kinds that occur in the registry's order)."""
         from ..evaluate.responses import by_kind
-        from .frames import pandas_module, parts_frame
+        from .frames import parts_frame
 
-        pandas_module()
         self._accuracy()
         return parts_frame(by_kind(self.outcomes, self.turns), "kind")
 
     def by_system(self) -> pandas.DataFrame:
         """Accuracy per DSTC2 dialog system (indexed by system, in name order); an error
         when no manifest names the systems."""
-        from .frames import pandas_module, parts_frame
+        from .frames import parts_frame
 
-        pandas_module()
         systems = self._by_system()
         if systems is None:
             raise Dstc2ConvError("no manifest names the dialog systems of the file: give score(..., manifest=) "
@@ -309,9 +311,8 @@ class ScoreResult:
         """One row per bot turn: dialog, turn, line, system, kind, user, gold, prediction,
         rule, correct, then the per-turn columns of the other metrics scored (as
         ``dstc2conv score --turns`` writes them)."""
-        from .frames import pandas_module, turns_frame
+        from .frames import turns_frame
 
-        pandas_module()
         columns: dict[str, list] = {"correct": list(self.outcomes)}
         for i in range(len(self.turns)):
             for name, value in self.scored.turn_columns(i).items():
@@ -336,6 +337,7 @@ def score(predictions: Path | Sequence[str] | Sequence[Prediction], ref: Path, *
     from ..evaluate import metrics as m
     from ..evaluate import responses as r
     from ..evaluate.entities import find_kb
+    from ..evaluate.published import published
     from ..evaluate.sessions import read_sessions
     from ..files import sha256_file
     from ..systems.rules.engine import Prediction
@@ -365,17 +367,18 @@ def score(predictions: Path | Sequence[str] | Sequence[Prediction], ref: Path, *
     entity_kb = find_kb(kb, ref, sessions)
     names = m.choose(None if metrics is None else ",".join(metrics), "text", entity_kb is not None)
     scored = m.compute(m.Inputs(tuple(bot_turns), texts, "text", None, match, entity_kb), names)
-    return ScoreResult(ref, m.signature(sha256_file(ref), [], scored.inputs, names), scored.figures,
-                       tuple(bot_turns), texts, rules, None if sessions is None else sessions.systems, scored)
+    data_sha = sha256_file(ref)
+    return ScoreResult(ref, m.signature(data_sha, [], scored.inputs, names), scored.figures,
+                       tuple(bot_turns), texts, rules, None if sessions is None else sessions.systems, scored,
+                       published(data_sha))
 
 
 def turns_table(data: Path, *, manifest: Path | None = None) -> pandas.DataFrame:
     """The bot turns of a task-6 file as a DataFrame, one row each: dialog, turn (both from
     1), line, system (None without a manifest), kind (of the gold response), user, gold.
     With predictions: ``score(...).turns_table()``."""
-    from .frames import pandas_module, turns_frame
+    from .frames import turns_frame
 
-    pandas_module()
     _, bot_turns, systems = _read_with_systems(data, manifest)
     return turns_frame(bot_turns, systems)
 

@@ -68,7 +68,7 @@ def _cmd_ir(args) -> int:
             "tfidf": f"tf-idf match, input: {info['input']}"}[args.method]
     if info.get("dev"):
         line += " (chosen on --dev: " + ", ".join(
-            f"{v} {s['per_response']:.2%}" for v, s in info["dev"].items()) + " per response)"
+            f"{v} {score_output.percent(s['per_response'])}" for v, s in info["dev"].items()) + " per response)"
     print(f"baseline               {line}", file=out)
     if args.method == "tfidf":
         where = args.candidates or f"the distinct bot utterances of {args.train}"
