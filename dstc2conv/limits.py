@@ -103,3 +103,9 @@ def _class_end(pattern: str, i: int) -> int:
             return i + 1
         i += 1
     return i
+
+# The lines of a task-6 file (and of a predictions file, one line a bot turn): what is
+# read is held as a Python object a line, several hundred bytes each once scored, so
+# bytes alone do not bound the memory. The published trn file has 85,101 lines, the
+# whole corpus as one file about 140,000.
+MAX_LINES = 500_000

@@ -27,6 +27,7 @@ from ..errors import Dstc2ConvError
 from ..exports.formats import EXPORTS, export_dialog, export_format
 from ..files import sha256_file
 from ..reporter import note, progress, stopwatch
+from ..task6.candidates import format_candidates
 from ..task6.format import Dialog, Exchange, read, serialize_dialog
 from ..version import __version__
 from .manifest import MANIFEST, ExportEntry, FileEntry, InputUse, KbUse, Manifest, Settings, SplitInput
@@ -130,7 +131,7 @@ def _offers(call: Call) -> tuple[set, list]:
 def candidates(dialogs: list[Dialog], bots=()) -> str:
     """Every distinct bot utterance of ``dialogs`` and ``bots``, sorted, each line prefixed ``1 ``."""
     every = set(bots) | {line.bot for d in dialogs for line in d.lines if isinstance(line, Exchange)}
-    return "".join(f"1 {bot}\n" for bot in sorted(every))
+    return format_candidates(every, CANDIDATES)
 
 
 def _sha256_folder(path: str) -> str:

@@ -7,7 +7,9 @@ three tokens separated by single spaces, the middle one ``R_`` and letters or
 underscores; ``Fact``) or ``api_call no result``. Anything else is an error naming the
 line: an exchange whose tab was lost must not pass as context. A line of only whitespace is an
 error too (only an empty line separates dialogs). A UTF-8 byte-order mark at the start
-is dropped. ``parse`` then ``serialize`` gives back the input byte for byte (LF line
+is dropped; what else a line may not hold (line breaks, a byte-order mark, ...) is
+``text.problem``'s rule, which every writer follows too. A file of more than
+``limits.MAX_LINES`` lines is refused. ``parse`` then ``serialize`` gives back the input byte for byte (LF line
 endings, one empty line after each dialog, no byte-order mark).
 """
 from __future__ import annotations
@@ -20,6 +22,8 @@ from typing import Iterable, Iterator, Union
 
 from ..errors import Dstc2ConvError
 from ..files import read_text
+from ..limits import MAX_LINES
+from . import text as line_text
 from .vocabulary import RATING
 
 MAX_DIGITS = 9       # a line number's (a dialog has a few dozen lines)
@@ -32,14 +36,14 @@ NOT_A_LINE = ("neither an exchange (user<TAB>bot), a result fact (name R_attr va
               "nor 'api_call no result'")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Exchange:
     """A user utterance and the bot utterance that answers it."""
     user: str
     bot: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Context:
     """A line without a tab: a KB result line or ``api_call no result``."""
     text: str
@@ -48,7 +52,7 @@ class Context:
 Line = Union[Exchange, Context]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Fact:
     """A result line, ``name R_attribute value``: what the KB says of a restaurant."""
     name: str
@@ -75,7 +79,7 @@ def _match_fact(text: str) -> Fact | None:
     return None if found is None else Fact(*found.groups())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Dialog:
     lines: tuple[Line, ...]
     start_line: int = 0  # line number of its first line in the file it came from
@@ -91,7 +95,18 @@ def is_api_call(bot: str) -> bool:
 
 def parse(text: str, path: str = "<string>") -> list[Dialog]:
     """Parse task-6 text into dialogs; raise Dstc2ConvError naming the bad line."""
-    return list(parse_lines(text.split("\n"), path))
+    return list(parse_lines(lines_of(text), path))
+
+
+def lines_of(text: str) -> Iterator[str]:
+    """The lines of ``text``, cut at LF only (a last line without one counts), one at a
+    time: a list of them all would take several times the text's memory."""
+    start, end = 0, text.find("\n")
+    while end >= 0:
+        yield text[start:end]
+        start, end = end + 1, text.find("\n", end + 1)
+    if start < len(text):
+        yield text[start:]
 
 
 def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog]:
@@ -100,14 +115,20 @@ def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog
     start = 0
     expected = 1
     for lineno, raw in enumerate(lines, 1):
-        raw = raw.rstrip("\r\n")
+        if lineno > MAX_LINES:
+            raise Dstc2ConvError(f"more than {MAX_LINES:,} lines, more than a task-6 file may have", path, lineno)
+        if raw.endswith("\n"):
+            raw = raw[:-1]
+        if raw.endswith("\r"):
+            raw = raw[:-1]                   # CRLF
         if lineno == 1 and raw.startswith(BOM):
             raw = raw[1:]
-        if BOM in raw:
-            raise Dstc2ConvError("a byte-order mark that is not at the start of the file", path, lineno)
-        if "\r" in raw and _CR_LINE.search(raw):
-            raise Dstc2ConvError("lines that end with a carriage return alone (CR then a line number): "
-                                 "lines must end with LF or CRLF", path, lineno)
+        bad = line_text.problem(raw, allow_tab=True)
+        if bad is not None:
+            if "\r" in raw and _CR_LINE.search(raw):
+                bad = ("lines that end with a carriage return alone (CR then a line number): "
+                       "lines must end with LF or CRLF")
+            raise Dstc2ConvError(bad, path, lineno)
         if not raw:
             if current:
                 yield Dialog(tuple(current), start)
@@ -157,6 +178,13 @@ def read(path: str | os.PathLike) -> list[Dialog]:
     return parse(read_text(path, "a task-6 file"), path)   # lines end at \n only, as for parse()
 
 
+def iter_dialogs(path: str | os.PathLike) -> Iterator[Dialog]:
+    """The dialogs of a task-6 file, one at a time (``read``, for a reader that need not
+    hold them all)."""
+    path = os.fspath(path)
+    return parse_lines(lines_of(read_text(path, "a task-6 file")), path)
+
+
 def read_dialogs(path: str | os.PathLike) -> list[Dialog]:
     """``read``, for a file that must hold dialogs: one without any is an error."""
     dialogs = read(path)
@@ -181,4 +209,4 @@ def serialize(dialogs: Iterable[Dialog]) -> str:
 
 
 __all__ = ["Exchange", "Context", "Fact", "Dialog", "Line", "NO_RESULT", "SILENCE", "RATING", "is_api_call",
-           "parse", "parse_lines", "read", "read_dialogs", "serialize", "serialize_dialog"]
+           "parse", "parse_lines", "lines_of", "read", "iter_dialogs", "read_dialogs", "serialize", "serialize_dialog"]

@@ -1,0 +1,195 @@
+"""Whatever a writer accepts, the reader reads back equal; whatever build writes, the
+readers accept: property tests over the characters that can appear in a text (control,
+format and separator characters, surrogates, the byte-order mark, line and paragraph
+separators, NEL, tabs, CR), for the one rule they share (``dstc2conv.task6.text``)."""
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import unicodedata
+
+import pytest
+from conftest import SAMPLE
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import dstc2conv
+from dstc2conv.cli import run
+from dstc2conv.convert.dialogs import convert_call
+from dstc2conv.convert.kb import KB, Restaurant, kb_from_acts
+from dstc2conv.convert.lexicon import make_lexicon
+from dstc2conv.dstc2.calls import Act, Call, CallTurn
+from dstc2conv.dstc2.ontology import Dstc2Ontology
+from dstc2conv.errors import Dstc2ConvError
+from dstc2conv.task6 import format as task6
+from dstc2conv.task6.candidates import format_candidates, read_candidates
+from dstc2conv.task6.text import clean, problem
+
+# The characters that make trouble, and some that do not, to draw from besides any.
+HOSTILE = ("\t\n\r\v\f\x00\x07\x1b\x1c\x1d\x1e\x1f\x7f\x85\x9f\xa0\xad\u1680\u180e\u2000\u200b\u200c\u200d"
+           "\u200e\u202e\u2028\u2029\u2060\u3000\ufeff\ufffe\ud800\udfff\U000e0001 e\u0301\u00e9a1_R")
+TEXT = st.text(st.one_of(st.sampled_from(HOSTILE), st.characters()), max_size=12)
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def _fact(name: str, value: str) -> str:
+    return f"{name} R_cuisine {value}"
+
+
+LINE = st.one_of(
+    st.builds(task6.Exchange, TEXT, TEXT),
+    st.builds(task6.Context, st.just(task6.NO_RESULT)),
+    st.builds(task6.Context, st.builds(_fact, TEXT, TEXT)),
+)
+DIALOGS = st.lists(st.builds(task6.Dialog, st.lists(LINE, min_size=1, max_size=4).map(tuple)), max_size=3)
+
+
+@SETTINGS
+@given(DIALOGS)
+def test_what_write_accepts_read_gives_back_and_what_it_refuses_read_refuses(tmp_path, dialogs):
+    path = tmp_path / "out.txt"
+    try:
+        dstc2conv.write(dialogs, path)
+    except Dstc2ConvError as refused:
+        assert not path.exists()
+        # what write refuses would not read back equal: read refuses it (for a character
+        # the shared rule forbids, with the same words) or reads other lines
+        text = task6.serialize(dialogs)
+        try:
+            read = task6.parse(text)
+        except Dstc2ConvError as read_error:
+            if not any(other in str(refused) for other in ("a tab", "neither a result fact", "a line feed",
+                                                          "a carriage return")):   # these change the lines
+                assert str(refused).endswith(read_error.message)
+        else:
+            assert [d.lines for d in read] != [d.lines for d in dialogs], refused
+        return
+    back = dstc2conv.read(path)
+    assert [d.lines for d in back] == [d.lines for d in dialogs]
+    path.unlink()
+
+
+@SETTINGS
+@given(TEXT)
+def test_problem_is_none_exactly_for_text_an_exchange_reads_back(text):
+    dialog = task6.Dialog((task6.Exchange(text, "ok"), task6.Exchange("ok", text)))
+    serialized = task6.serialize([dialog])
+    if problem(text) is None:
+        assert task6.parse(serialized) == [task6.Dialog(dialog.lines, 1)]
+    else:
+        with pytest.raises(Dstc2ConvError):
+            task6.parse(serialized)
+
+
+@SETTINGS
+@given(TEXT)
+def test_clean_gives_text_every_reader_takes_and_is_stable(text):
+    cleaned = clean(text)
+    assert problem(cleaned) is None
+    assert clean(cleaned) == cleaned
+    assert unicodedata.is_normalized("NFC", cleaned)
+    assert cleaned == " ".join(cleaned.split())          # one space between words
+    assert not any(unicodedata.category(c) in ("Cc", "Cf", "Cs") for c in cleaned)
+
+
+@SETTINGS
+@given(st.lists(TEXT, min_size=1, max_size=6))
+def test_what_the_candidates_writer_writes_the_reader_reads_back(tmp_path, utterances):
+    path = tmp_path / "candidates.txt"
+    try:
+        text = format_candidates(utterances)
+    except Dstc2ConvError as refused:
+        assert any(problem(u) is not None for u in utterances), refused
+        return
+    path.write_bytes(text.encode("utf-8"))
+    seen: dict[str, str] = {}
+    for utterance in sorted(set(utterances)):
+        seen.setdefault(utterance.strip(), utterance)
+    assert read_candidates(str(path)) == tuple(seen.values())
+
+
+def _call(system: str, user: str, heard: str, name: str) -> Call:
+    offer = (Act("offer", (("name", name),)), Act("inform", (("food", "thai"),)))
+    goals = (("food", "thai"),)
+    turns = (CallTurn("Hello , welcome . How may I help you?", (Act("welcomemsg", ()),), user, (), goals,
+                      "byconstraints", (), heard),
+             CallTurn(system, offer, user, (), goals, "byconstraints", (), heard),
+             CallTurn(f"{name} serves thai food", offer, "thank you bye", (), goals, "finished", (), heard))
+    return Call("Mar13_S9A0/voip-x", "test", turns)
+
+
+@SETTINGS
+@given(TEXT, TEXT, TEXT, TEXT, st.booleans())
+def test_what_the_converter_writes_the_readers_take(system, user, heard, name, asr):
+    names = ("blue door", name)
+    ontology = Dstc2Ontology(("thai",), ("north",), ("cheap",), names)
+    kb = kb_from_acts(names, [(n, "food", "thai") for n in names])
+    dialog = convert_call(_call(system, user, heard, name), kb, make_lexicon(ontology, kb), random.Random(0),
+                          asr=asr)
+    text = task6.serialize([dialog])
+    assert [d.lines for d in task6.parse(text)] == [dialog.lines]
+    bots = [line.bot for line in dialog.lines if isinstance(line, task6.Exchange)]
+    assert problem(format_candidates(bots).replace("\n", "")) is None
+
+
+def test_a_kb_file_name_the_reader_would_refuse_is_named(tmp_path):
+    from dstc2conv.convert.kb import read_kb
+
+    path = tmp_path / "kb.txt"
+    path.write_text("1 blue_door R_cuisine thai\n1 red\ufeffdoor R_cuisine thai\n")
+    with pytest.raises(Dstc2ConvError) as caught:
+        read_kb(path)
+    assert (caught.value.line, caught.value.message) == (2, "a byte-order mark that is not at the start of the file")
+    assert KB((Restaurant("x", ()),), "t")   # (the KB type itself takes any name: the file reader checks)
+
+
+# ---------------------------------------------------------------- build, end to end
+
+HOSTILE_TEXTS = {
+    "transcription": "i want \ufeffcheap\u200b food\x07 in the\u2028north\x85please",
+    "transcript": "What kind of\ufefffood\u00a0would you like\u2029?\x0b",
+    "asr-hyp": "\ufeffthai\u202e food\r\nnow\x1c",
+}
+
+
+def _hostile_sample(tmp_path):
+    raw = tmp_path / "raw"
+    shutil.copytree(SAMPLE, raw)
+    for label in sorted(raw.glob("data/*/*/label.json")):
+        data = json.loads(label.read_text())
+        for turn in data["turns"]:
+            turn["transcription"] += " " + HOSTILE_TEXTS["transcription"]
+        label.write_text(json.dumps(data))
+        log_path = label.with_name("log.json")
+        log = json.loads(log_path.read_text())
+        for turn in log["turns"]:
+            turn["output"]["transcript"] += " " + HOSTILE_TEXTS["transcript"]
+            for hyp in turn["input"]["live"]["asr-hyps"]:
+                hyp["asr-hyp"] = HOSTILE_TEXTS["asr-hyp"] + " " + hyp["asr-hyp"]
+        log_path.write_text(json.dumps(log))
+    return raw
+
+
+@pytest.mark.parametrize("user", ["transcription", "asr"])
+def test_build_of_hostile_texts_writes_files_every_reader_takes(tmp_path, capsys, user):
+    raw = _hostile_sample(tmp_path)
+    out = tmp_path / "out"
+    assert run(["build", "--split", "all", "--partition", "random", "--raw", str(raw), "--out", str(out),
+                "--user", user, "--export", "jsonl", "--quiet"]) == 0
+    files = sorted(out.glob("dialog-babi-task6-dstc2-???.txt"))
+    assert len(files) == 3
+    for path in files:
+        dialogs = dstc2conv.read(path)
+        text = path.read_text(encoding="utf-8")
+        assert "\ufeff" not in text and "\u200b" not in text and "\x85" not in text
+        assert task6.serialize(dialogs) == text
+        turns = dstc2conv.turns(path)
+        preds = tmp_path / "preds.txt"
+        preds.write_text("".join(t.gold + "\n" for t in turns), encoding="utf-8")
+        capsys.readouterr()
+        assert run(["score", str(preds), str(path), "--metrics", "accuracy"]) == 0
+        assert "100.00%" in capsys.readouterr().out
+        assert run(["stats", str(path)]) == 0
+    candidates = read_candidates(str(out / "dialog-babi-task6-dstc2-candidates.txt"))
+    assert any("food would you like" in c for c in candidates)
