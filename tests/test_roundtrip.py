@@ -193,3 +193,72 @@ def test_build_of_hostile_texts_writes_files_every_reader_takes(tmp_path, capsys
         assert run(["stats", str(path)]) == 0
     candidates = read_candidates(str(out / "dialog-babi-task6-dstc2-candidates.txt"))
     assert any("food would you like" in c for c in candidates)
+
+
+# ---------------------------------------------------------------- Unicode normalisation in scoring
+
+def test_score_counts_an_nfd_prediction_of_an_nfc_gold_wrong_and_says_so(tmp_path, capsys):
+    ref, preds = tmp_path / "ref.txt", tmp_path / "preds.txt"
+    ref.write_text("1 hi\tcaf\u00e9 ok\n2 bye\tyou are welcome\n\n", encoding="utf-8")
+    preds.write_text(unicodedata.normalize("NFD", "caf\u00e9 ok") + "\nyou are welcome\n", encoding="utf-8")
+    assert run(["score", str(preds), str(ref), "--metrics", "accuracy"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("per-response accuracy  50.00%  (1/2)\n")
+    assert err == (f"dstc2conv: {preds}: predictions wrong only by their Unicode normalisation: 1 (each equals its "
+                   "gold once both are in NFC; the match compares code points, as the reference scorers do: give "
+                   "predictions in NFC, as task-6 files are)\n")
+    preds.write_text("caf\u00e9 ok\nyou are welcome\n", encoding="utf-8")
+    assert run(["score", str(preds), str(ref), "--metrics", "accuracy"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("per-response accuracy  100.00%  (2/2)\n") and err == ""
+
+
+# ---------------------------------------------------------------- the limits that bound memory
+
+def test_a_line_longer_than_the_limit_is_refused_by_read_write_and_score(tmp_path, monkeypatch, capsys):
+    from dstc2conv.evaluate import responses
+
+    monkeypatch.setattr(task6, "MAX_LINE", 12)
+    monkeypatch.setattr(responses, "MAX_LINE", 12)
+    message = "a line of 13 characters, more than the 12 a task-6 line may have"
+    assert task6.parse("1 hello\tther\n")                  # 12 characters: the limit
+    with pytest.raises(Dstc2ConvError) as caught:
+        task6.parse("1 hi\tok\n2 hello\tthere\n")
+    assert (caught.value.line, caught.value.message) == (2, message)
+    out = tmp_path / "out.txt"
+    with pytest.raises(Dstc2ConvError) as caught:
+        dstc2conv.write([task6.Dialog((task6.Exchange("hi", "ok"), task6.Exchange("hello", "there")))], out)
+    assert str(caught.value) == f"{out}:2: dialog 1: {message}"
+    assert not out.exists()
+    ref, preds = tmp_path / "ref.txt", tmp_path / "preds.txt"
+    ref.write_text("1 hi\tok\n\n")
+    preds.write_text("a" * 13 + "\n")
+    assert run(["score", str(preds), str(ref)]) == 2
+    assert capsys.readouterr().err == (f"dstc2conv: error: {preds}:1: a line of 13 characters, more than the 12 "
+                                       "a prediction may have\n")
+
+
+def test_stats_refuses_a_vocabulary_past_the_limit(tmp_path, monkeypatch, capsys):
+    from dstc2conv.task6 import stats
+
+    monkeypatch.setattr(stats, "MAX_VOCABULARY", 3)
+    path = tmp_path / "t.txt"
+    path.write_text("1 a\tb\n\n1 a\tc\n\n1 d\te\n\n1 a\tb\n")
+    assert run(["stats", str(path)]) == 2
+    assert capsys.readouterr().err == (f"dstc2conv: error: {path}:7: more than 3 distinct tokens, more than stats "
+                                       "counts in a task-6 file\n")
+    path.write_text("1 a\tb\n\n1 a\tc\n")
+    assert run(["stats", str(path)]) == 0
+
+
+def test_build_refuses_a_call_whose_line_would_be_too_long(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(task6, "MAX_LINE", 60)
+    raw = tmp_path / "raw"
+    shutil.copytree(SAMPLE, raw)
+    out = tmp_path / "out"
+    assert run(["build", "--split", "all", "--partition", "random", "--raw", str(raw), "--out", str(out),
+                "--jobs", "1", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dstc2conv: error: ") and "cannot convert call 'Mar13_S9A" in err
+    assert err.rstrip().endswith("characters, more than the 60 a task-6 line may have") and err.count("\n") == 1
+    assert not out.exists() or not any(out.glob("*.txt"))

@@ -57,7 +57,7 @@ def write(dialogs: Iterable[Dialog], path: Path) -> None:
 
 
 def _check_dialogs(dialogs: list, path: str) -> None:
-    from ..task6.format import NO_RESULT, Context, Dialog, Exchange, Fact
+    from ..task6.format import NO_RESULT, Context, Dialog, Exchange, Fact, serialize_line, too_long
     from ..task6.text import problem
 
     lineno = 0
@@ -66,6 +66,7 @@ def _check_dialogs(dialogs: list, path: str) -> None:
             raise TypeError(f"dialog {number} is a {type(dialog).__name__}, not a dstc2conv.Dialog")
         if not dialog.lines:
             raise Dstc2ConvError(f"dialog {number} has no lines", path, lineno + 1)
+        start = lineno
         for line in dialog.lines:
             lineno += 1
             if isinstance(line, Exchange):
@@ -83,6 +84,9 @@ def _check_dialogs(dialogs: list, path: str) -> None:
                                          f"(name R_attr value) nor {NO_RESULT!r}: {line.text[:60]!r}", path, lineno)
             else:
                 raise TypeError(f"dialog {number}: a line is a {type(line).__name__}, not an Exchange or a Context")
+            bad = too_long(serialize_line(lineno - start, line)[:-1])
+            if bad is not None:
+                raise Dstc2ConvError(f"dialog {number}: {bad}", path, lineno)
         lineno += 1   # the empty line after the dialog
 
 

@@ -9,7 +9,8 @@ line: an exchange whose tab was lost must not pass as context. A line of only wh
 error too (only an empty line separates dialogs). A UTF-8 byte-order mark at the start
 is dropped; what else a line may not hold (line breaks, a byte-order mark, ...) is
 ``text.problem``'s rule, which every writer follows too. A file of more than
-``limits.MAX_LINES`` lines is refused. ``parse`` then ``serialize`` gives back the input byte for byte (LF line
+``limits.MAX_LINES`` lines, or a line longer than ``limits.MAX_LINE``, is refused.
+``parse`` then ``serialize`` gives back the input byte for byte (LF line
 endings, one empty line after each dialog, no byte-order mark).
 """
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Iterable, Iterator, Union
 
 from ..errors import Dstc2ConvError
 from ..files import read_text
-from ..limits import MAX_LINES
+from ..limits import MAX_LINE, MAX_LINES
 from . import text as line_text
 from .vocabulary import RATING
 
@@ -123,7 +124,7 @@ def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog
             raw = raw[:-1]                   # CRLF
         if lineno == 1 and raw.startswith(BOM):
             raw = raw[1:]
-        bad = line_text.problem(raw, allow_tab=True)
+        bad = too_long(raw) or line_text.problem(raw, allow_tab=True)
         if bad is not None:
             if "\r" in raw and _CR_LINE.search(raw):
                 bad = ("lines that end with a carriage return alone (CR then a line number): "
@@ -167,6 +168,28 @@ def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog
         yield Dialog(tuple(current), start)
 
 
+def too_long(line: str) -> str | None:
+    """What is wrong with a line (without its line end) longer than a task-6 line may be."""
+    if len(line) <= MAX_LINE:
+        return None
+    return f"a line of {len(line):,} characters, more than the {MAX_LINE:,} a task-6 line may have"
+
+
+def dialog_problem(dialog: Dialog) -> tuple[int, str] | None:
+    """(offset, what is wrong) of the first line of ``dialog`` that would not read back
+    as it is (``text.problem``, ``too_long``), or None."""
+    for offset, line in enumerate(dialog.lines):
+        texts = (line.user, line.bot) if isinstance(line, Exchange) else (line.text,)
+        for text in texts:
+            bad = line_text.problem(text)
+            if bad is not None:
+                return offset, bad
+        bad = too_long(serialize_line(offset + 1, line)[:-1])
+        if bad is not None:
+            return offset, bad
+    return None
+
+
 def _cut(text: str, width: int = 60) -> str:
     """A line quoted in a message: its first ``width`` characters, ``...`` if there are more."""
     return repr(text[:width]) + ("..." if len(text) > width else "")
@@ -193,14 +216,14 @@ def read_dialogs(path: str | os.PathLike) -> list[Dialog]:
     return dialogs
 
 
+def serialize_line(number: int, line: Line) -> str:
+    if isinstance(line, Exchange):
+        return f"{number} {line.user}\t{line.bot}\n"
+    return f"{number} {line.text}\n"
+
+
 def serialize_dialog(dialog: Dialog) -> str:
-    out = []
-    for i, line in enumerate(dialog.lines, 1):
-        if isinstance(line, Exchange):
-            out.append(f"{i} {line.user}\t{line.bot}\n")
-        else:
-            out.append(f"{i} {line.text}\n")
-    return "".join(out)
+    return "".join(serialize_line(i, line) for i, line in enumerate(dialog.lines, 1))
 
 
 def serialize(dialogs: Iterable[Dialog]) -> str:

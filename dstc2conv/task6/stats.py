@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Iterable
 
 from ..errors import Dstc2ConvError
+from ..limits import MAX_VOCABULARY
 from .format import (
     RATING,
     SILENCE,
@@ -78,7 +79,10 @@ def file_stats(path: str | os.PathLike) -> FileStats:
     candidates: set[str] = set()
     for dialog in iter_dialogs(path):
         dialogs += 1
-        for line in dialog.lines:
+        if len(vocabulary) > MAX_VOCABULARY:
+            raise Dstc2ConvError(f"more than {MAX_VOCABULARY:,} distinct tokens, more than stats counts in a "
+                                 "task-6 file", path, dialog.start_line)
+        for line in dialog.lines:    # (a line is at most limits.MAX_LINE characters: few tokens)
             if isinstance(line, Exchange):
                 if line.user == SILENCE:
                     silent += 1
@@ -91,6 +95,9 @@ def file_stats(path: str | os.PathLike) -> FileStats:
             elif isinstance(line, Context):
                 outputs += 1
                 vocabulary.update(line.text.split())
+    if len(vocabulary) > MAX_VOCABULARY:
+        raise Dstc2ConvError(f"more than {MAX_VOCABULARY:,} distinct tokens, more than stats counts in a "
+                             "task-6 file", path)
     if not dialogs:
         raise Dstc2ConvError("no dialogs (the file is empty or only empty lines)", path)
     return FileStats(path, dialogs, users, silent, bots, outputs, len(vocabulary), len(candidates))
