@@ -176,7 +176,7 @@ def test_build_of_hostile_texts_writes_files_every_reader_takes(tmp_path, capsys
     raw = _hostile_sample(tmp_path)
     out = tmp_path / "out"
     assert run(["build", "--split", "all", "--partition", "random", "--raw", str(raw), "--out", str(out),
-                "--user", user, "--export", "jsonl", "--quiet"]) == 0
+                "--user", user, "--export", "jsonl", "--export", "deeppavlov", "--quiet"]) == 0
     files = sorted(out.glob("dialog-babi-task6-dstc2-???.txt"))
     assert len(files) == 3
     for path in files:
@@ -193,6 +193,15 @@ def test_build_of_hostile_texts_writes_files_every_reader_takes(tmp_path, capsys
         assert run(["stats", str(path)]) == 0
     candidates = read_candidates(str(out / "dialog-babi-task6-dstc2-candidates.txt"))
     assert any("food would you like" in c for c in candidates)
+    # the exports keep the raw texts, as JSON lines that every way of cutting lines cuts alike
+    for path in [*out.glob("*.jsonl"), *out.glob("*.jsonlist")]:
+        text = path.read_text(encoding="utf-8")
+        assert text.splitlines() == text.split("\n")[:-1]
+        records = [json.loads(line) for line in text.splitlines() if line]
+        assert records
+    raw_texts = {t["transcription"] for path in out.glob("*.jsonl") for line in path.read_text().splitlines()
+                 for t in json.loads(line)["turns"] if t["transcription"]}
+    assert any(HOSTILE_TEXTS["transcription"] in t for t in raw_texts)
 
 
 # ---------------------------------------------------------------- Unicode normalisation in scoring

@@ -21,6 +21,7 @@ in Unicode normal form C (NFC), as scoring expects of a gold utterance.
 """
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 
@@ -71,3 +72,14 @@ def clean(text: str) -> str:
         elif category not in ("Cc", "Cf"):
             kept.append(char)
     return unicodedata.normalize("NFC", " ".join("".join(kept).split()))
+
+
+_JSON_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def json_line(value, **options) -> str:
+    """``value`` as JSON text of one line for every reader: ``json.dumps`` (UTF-8 kept,
+    ``ensure_ascii=False``) escapes the line breaks below U+0020, and this also the three
+    that it leaves and ``str.splitlines`` breaks at (NEL, U+2028, U+2029), which only
+    strings can hold."""
+    return json.dumps(value, ensure_ascii=False, **options).translate(_JSON_BREAKS)
