@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Peak memory of `stats` and `score` on the worst task-6 files the limits let in.
 
-    python benchmarks/bench_memory.py [--lines N] [--python PYTHON]
+    python benchmarks/bench_memory.py [--lines N] [--python PYTHON] [--long]
 
 Writes, in a temporary folder, files of the shortest lines there are (the worst case for
 memory: the most Python objects per byte read), with ``--lines`` lines (default: the
