@@ -168,6 +168,8 @@ def _hostile_sample(tmp_path):
             for hyp in turn["input"]["live"]["asr-hyps"]:
                 hyp["asr-hyp"] = HOSTILE_TEXTS["asr-hyp"] + " " + hyp["asr-hyp"]
         log_path.write_text(json.dumps(log))
+    first = sorted(raw.glob("data/*/*"))[0]
+    first.rename(first.with_name(first.name + "\n\u2028\ufeffx"))   # a session folder name with line breaks
     return raw
 
 
@@ -202,6 +204,8 @@ def test_build_of_hostile_texts_writes_files_every_reader_takes(tmp_path, capsys
     raw_texts = {t["transcription"] for path in out.glob("*.jsonl") for line in path.read_text().splitlines()
                  for t in json.loads(line)["turns"] if t["transcription"]}
     assert any(HOSTILE_TEXTS["transcription"] in t for t in raw_texts)
+    sessions = {json.loads(line)["session"] for path in out.glob("*.jsonl") for line in path.read_text().splitlines()}
+    assert any("\n\u2028\ufeffx" in session for session in sessions)
 
 
 # ---------------------------------------------------------------- Unicode normalisation in scoring

@@ -96,18 +96,19 @@ def is_api_call(bot: str) -> bool:
 
 def parse(text: str, path: str = "<string>") -> list[Dialog]:
     """Parse task-6 text into dialogs; raise Dstc2ConvError naming the bad line."""
-    return list(parse_lines(lines_of(text), path))
+    return list(parse_lines(lines_of(text, path), path))
 
 
-def lines_of(text: str) -> Iterator[str]:
-    """The lines of ``text``, cut at LF only (a last line without one counts), one at a
-    time: a list of them all would take several times the text's memory."""
-    start, end = 0, text.find("\n")
-    while end >= 0:
-        yield text[start:end]
-        start, end = end + 1, text.find("\n", end + 1)
-    if start < len(text):
-        yield text[start:]
+def lines_of(text: str, path: str = "<string>") -> list[str]:
+    """The lines of ``text``, cut at LF only (a last line without one counts); more than
+    ``limits.MAX_LINES`` is an error, found before the lines are cut (64 MB of LFs would
+    be 64 million lines)."""
+    if text.count("\n", 0, len(text) - 1) >= MAX_LINES:
+        raise Dstc2ConvError(f"more than {MAX_LINES:,} lines, more than a task-6 file may have", path, MAX_LINES + 1)
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog]:
@@ -124,8 +125,8 @@ def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog
             raw = raw[:-1]                   # CRLF
         if lineno == 1 and raw.startswith(BOM):
             raw = raw[1:]
-        bad = too_long(raw) or line_text.problem(raw, allow_tab=True)
-        if bad is not None:
+        if len(raw) > MAX_LINE or line_text.BAD_IN_LINE.search(raw):
+            bad = too_long(raw) or line_text.problem(raw, allow_tab=True)
             if "\r" in raw and _CR_LINE.search(raw):
                 bad = ("lines that end with a carriage return alone (CR then a line number): "
                        "lines must end with LF or CRLF")
@@ -205,7 +206,7 @@ def iter_dialogs(path: str | os.PathLike) -> Iterator[Dialog]:
     """The dialogs of a task-6 file, one at a time (``read``, for a reader that need not
     hold them all)."""
     path = os.fspath(path)
-    return parse_lines(lines_of(read_text(path, "a task-6 file")), path)
+    return parse_lines(lines_of(read_text(path, "a task-6 file"), path), path)
 
 
 def read_dialogs(path: str | os.PathLike) -> list[Dialog]:

@@ -33,7 +33,7 @@ NAMES = {
     "\t": "tab", "\ufeff": "byte-order mark (U+FEFF)",
 }
 FORBIDDEN = re.compile("[" + "".join(NAMES) + "\ud800-\udfff]")
-_IN_LINE = re.compile("[" + "".join(c for c in NAMES if c != "\t") + "\ud800-\udfff]")   # a tab allowed
+BAD_IN_LINE = re.compile("[" + "".join(c for c in NAMES if c != "\t") + "\ud800-\udfff]")   # a tab allowed
 BOM_MESSAGE = "a byte-order mark that is not at the start of the file"
 
 
@@ -45,7 +45,7 @@ def name(char: str) -> str:
 def problem(text: str, allow_tab: bool = False) -> str | None:
     """What keeps ``text`` from being written in a task-6 line (``allow_tab``: the line as
     a whole, whose one tab is allowed), or None if nothing does."""
-    found = (_IN_LINE if allow_tab else FORBIDDEN).search(text)
+    found = (BAD_IN_LINE if allow_tab else FORBIDDEN).search(text)
     if found is None:
         return None
     if found.group() == "\ufeff":
