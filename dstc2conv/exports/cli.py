@@ -2,20 +2,20 @@
 other toolkits load."""
 from __future__ import annotations
 
-import json
 import sys
 
 
 def _cmd_dstc6(args) -> int:
     from ..files import check_writable, write_text_atomic
     from ..task6.candidates import read_candidates
+    from ..task6.text import json_line
     from ..task6.turns import read_turns
     from .dstc6 import samples
 
     check_writable(args.out, (args.ref, args.candidates))
     turns = read_turns(args.ref)
     found = samples(turns, read_candidates(args.candidates), args.k, args.seed)
-    write_text_atomic(args.out, "[\n" + ",\n".join(json.dumps(x, ensure_ascii=False) for x in found) + "\n]\n")
+    write_text_atomic(args.out, "[\n" + ",\n".join(json_line(x) for x in found) + "\n]\n")
     if not args.quiet:
         print(f"dstc2conv: {len(found)} DSTC6 samples of {args.k} candidates written to {args.out}", file=sys.stderr)
     return 0
