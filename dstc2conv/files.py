@@ -22,7 +22,7 @@ import sys
 from collections.abc import Iterable
 
 from .errors import Dstc2ConvError
-from .limits import MAX_FILE, MB
+from .limits import MAX_FILE, MAX_LINES, MB
 
 _read: dict | None = None    # inside guarded(): (device, inode) -> {absolute path: path as given} it was read by
 _digests: dict = {}          # inside guarded(): absolute path -> SHA-256 of the bytes read from it
@@ -163,8 +163,10 @@ def read_text(path: str, what: str = "a file", limit: int = MAX_FILE, is_input: 
 
 def read_lines(path: str, what: str) -> list[str]:
     """The lines of a UTF-8 file (``read_text``), ending at ``\\n`` (a last line without one
-    counts), a byte-order mark at the start dropped."""
+    counts), a byte-order mark at the start dropped; more than ``limits.MAX_LINES`` is an error."""
     text = read_text(path, what)
+    if text.count("\n", 0, len(text) - 1) >= MAX_LINES:
+        raise Dstc2ConvError(f"more than {MAX_LINES:,} lines, more than {what} may have", path)
     if text.startswith("\ufeff"):
         text = text[1:]
     lines = text.split("\n")

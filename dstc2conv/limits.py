@@ -116,3 +116,18 @@ def _class_end(pattern: str, i: int) -> int:
             return i + 1
         i += 1
     return min(i, len(pattern))
+
+
+# The lines of a task-6 file (and of a predictions file, one line a bot turn): what is
+# read is held as a Python object a line, several hundred bytes each once scored, so
+# bytes alone do not bound the memory. The published trn file has 85,101 lines, the
+# whole corpus as one file about 140,000.
+MAX_LINES = 500_000
+
+# The characters of one line of those files: what is computed of a line (BLEU's n-grams,
+# the tokens ``stats`` counts) grows with it. The published files' longest line has 187.
+MAX_LINE = 10_000
+
+# The distinct tokens ``stats`` counts in a file (its vocabulary, held as a set: about
+# 80 bytes a token): the published trn file has about 1,200 (whole corpus: under 2,000).
+MAX_VOCABULARY = 1_000_000

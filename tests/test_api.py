@@ -80,10 +80,20 @@ def test_read_an_empty_file_gives_no_dialogs_and_write_of_none_an_empty_file(tmp
     assert (tmp_path / "none.txt").read_bytes() == b""
 
 
+NO_BREAK = "a task-6 line holds no line break but the LF that ends it, no byte-order mark and no lone surrogate"
+
+
 @pytest.mark.parametrize("lines, message, line", [
-    ((dstc2conv.Exchange("a\tb", "c"),), "dialog 2: a '\\t' in the user utterance 'a\\tb'", 3),
+    ((dstc2conv.Exchange("a\tb", "c"),), "dialog 2, the user utterance 'a\\tb': a tab: the one "
+     "tab of an exchange separates the user utterance from the bot's", 3),
     ((dstc2conv.Exchange("a", "b"), dstc2conv.Exchange("a", "two\nlines")),
-     "dialog 2: a '\\n' in the bot utterance 'two\\nlines'", 4),
+     f"dialog 2, the bot utterance 'two\\nlines': a line feed: {NO_BREAK}", 4),
+    ((dstc2conv.Exchange("a", "b"), dstc2conv.Exchange("a\ufeffb", "c")),
+     "dialog 2, the user utterance 'a\\ufeffb': a byte-order mark that is not at the start of the file", 4),
+    ((dstc2conv.Exchange("a", "b"), dstc2conv.Context("a\ufeff R_rating 1")),
+     "dialog 2, the context line 'a\\ufeff R_rating 1': a byte-order mark that is not at the start of the file", 4),
+    ((dstc2conv.Exchange("a\ud800", "b"),), f"dialog 2, the user utterance 'a\\ud800': a lone surrogate (U+D800): "
+     f"{NO_BREAK}", 3),
     ((dstc2conv.Exchange("a", "b"), dstc2conv.Context("not a fact")),
      "dialog 2: a context line is neither a result fact (name R_attr value) nor 'api_call no result': "
      "'not a fact'", 4),

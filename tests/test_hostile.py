@@ -494,13 +494,14 @@ def test_members_are_bounded_in_memory(tmp_path):
 
 def test_a_long_dialog_does_not_fill_the_memory_of_tfidf(tmp_path):
     """The conversation before each turn grows with the dialog: one turn's is held at a
-    time, so a 5 MB dialog of 99 turns stays well under the limit."""
+    time, so a 1.6 MB dialog of 160 turns (lines near the 10,000-character limit) stays
+    well under the limit."""
     data = tmp_path / "long.txt"
-    data.write_text("".join(f"{i} {'a ' * 25_000}\thi\n" for i in range(1, 100)))
+    data.write_text("".join(f"{i} {'a ' * 4_990}\thi\n" for i in range(1, 161)))
     result = _limited(["ir", "tfidf", "--train", str(data), "--data", str(data), "--out", str(tmp_path / "o.txt"),
                        "--quiet"])
     assert result.returncode == 0, result.stderr[-2000:]
-    assert (tmp_path / "o.txt").read_text() == "hi\n" * 99
+    assert (tmp_path / "o.txt").read_text() == "hi\n" * 160
 
 
 @pytest.mark.parametrize("make", [os.mkfifo, os.mkdir])

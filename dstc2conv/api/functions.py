@@ -43,10 +43,12 @@ def read(path: Path) -> list[Dialog]:
 def write(dialogs: Iterable[Dialog], path: Path) -> None:
     """Write dialogs as a task-6 file, whole or not at all (written beside, then renamed).
 
-    Every line is checked first, so that the file reads back as the same dialogs: no tab,
-    line break or byte-order mark in an utterance, context lines that are result facts
-    (``name R_attr value``) or ``api_call no result``, no dialog without lines. The error
-    names the line of the file that would have been written, and the dialog (from 1).
+    Every line is checked first, so that the file reads back as the same dialogs: no tab
+    in an utterance, and no character that ``read`` refuses (line breaks of any kind, a
+    byte-order mark, a lone surrogate: ``dstc2conv.task6.text``), context lines that are
+    result facts (``name R_attr value``) or ``api_call no result``, no dialog without
+    lines. The error names the line of the file that would have been written, the dialog
+    (from 1), and what ``read`` would say of it.
     """
     from ..files import write_text_atomic
     from ..task6.format import serialize
@@ -57,7 +59,8 @@ def write(dialogs: Iterable[Dialog], path: Path) -> None:
 
 
 def _check_dialogs(dialogs: list, path: str) -> None:
-    from ..task6.format import NO_RESULT, Context, Dialog, Exchange, Fact
+    from ..task6.format import NO_RESULT, Context, Dialog, Exchange, Fact, serialize_line, too_long
+    from ..task6.text import problem
 
     lineno = 0
     for number, dialog in enumerate(dialogs, 1):
@@ -65,20 +68,27 @@ def _check_dialogs(dialogs: list, path: str) -> None:
             raise TypeError(f"dialog {number} is a {type(dialog).__name__}, not a dstc2conv.Dialog")
         if not dialog.lines:
             raise Dstc2ConvError(f"dialog {number} has no lines", path, lineno + 1)
+        start = lineno
         for line in dialog.lines:
             lineno += 1
             if isinstance(line, Exchange):
                 for role, text in (("user", line.user), ("bot", line.bot)):
-                    bad = next((c for c in ("\t", "\n", "\r", "\ufeff") if c in text), None)
+                    bad = problem(text)
                     if bad is not None:
-                        raise Dstc2ConvError(f"dialog {number}: a {bad!r} in the {role} utterance {text[:60]!r}",
+                        raise Dstc2ConvError(f"dialog {number}, the {role} utterance {text[:60]!r}: {bad}",
                                              path, lineno)
             elif isinstance(line, Context):
+                bad = problem(line.text)
+                if bad is not None:
+                    raise Dstc2ConvError(f"dialog {number}, the context line {line.text[:60]!r}: {bad}", path, lineno)
                 if line.text != NO_RESULT and Fact.match(line.text) is None:
                     raise Dstc2ConvError(f"dialog {number}: a context line is neither a result fact "
                                          f"(name R_attr value) nor {NO_RESULT!r}: {line.text[:60]!r}", path, lineno)
             else:
                 raise TypeError(f"dialog {number}: a line is a {type(line).__name__}, not an Exchange or a Context")
+            bad = too_long(serialize_line(lineno - start, line)[:-1])
+            if bad is not None:
+                raise Dstc2ConvError(f"dialog {number}: {bad}", path, lineno)
         lineno += 1   # the empty line after the dialog
 
 

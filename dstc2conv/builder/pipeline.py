@@ -27,7 +27,8 @@ from ..errors import Dstc2ConvError
 from ..exports.formats import EXPORTS, export_dialog, export_format
 from ..files import sha256_file
 from ..reporter import note, progress, stopwatch
-from ..task6.format import Dialog, Exchange, read, serialize_dialog
+from ..task6.candidates import format_candidates
+from ..task6.format import Dialog, Exchange, dialog_problem, read, serialize_dialog
 from ..version import __version__
 from .manifest import MANIFEST, CandidatesEntry, ExportEntry, FileEntry, InputUse, KbUse, Manifest, Settings, SplitInput
 from .output_set import OutputFolder
@@ -130,7 +131,7 @@ def _offers(call: Call) -> tuple[set, list]:
 def candidates(dialogs: list[Dialog], bots=()) -> str:
     """Every distinct bot utterance of ``dialogs`` and ``bots``, sorted, each line prefixed ``1 ``."""
     every = set(bots) | {line.bot for d in dialogs for line in d.lines if isinstance(line, Exchange)}
-    return "".join(f"1 {bot}\n" for bot in sorted(every))
+    return format_candidates(every, CANDIDATES)
 
 
 def _sha256_folder(path: str) -> str:
@@ -530,6 +531,10 @@ def _convert_call(call: Call, kb: KB, lexicon, seed: int, asr: bool, exports: tu
         raise
     except Exception as exc:
         raise Dstc2ConvError(f"cannot convert call {call.session}: {type(exc).__name__}: {exc}", call.source) from None
+    bad = dialog_problem(dialog)   # what the task-6 reader would refuse (the converter cleans the texts)
+    if bad is not None:
+        raise Dstc2ConvError(f"cannot convert call {call.session!r}: line {bad[0] + 1} of its dialog: {bad[1]}",
+                             call.source)
     return serialize_dialog(dialog), [line.bot for line in dialog.lines if isinstance(line, Exchange)], exported
 
 

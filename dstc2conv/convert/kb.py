@@ -16,6 +16,7 @@ from typing import Iterable
 from ..errors import Dstc2ConvError
 from ..files import read_text
 from ..task6.format import Fact
+from ..task6.text import clean, problem
 from ..task6.vocabulary import ATTRIBUTES, DETAILS, DONTCARE, PLACEHOLDERS, RATING, SLOT_BY_DSTC2, SLOTS
 
 
@@ -66,7 +67,9 @@ class KB:
 
 
 def underscore(text: str) -> str:
-    return "_".join(text.split())
+    """A name or value as task-6 lines write it: its words joined by underscores (and
+    cleaned as the converter cleans utterances: ``task6.text.clean``)."""
+    return clean(text).replace(" ", "_")
 
 
 def _make(name: str, facts: dict[str, str]) -> Restaurant:
@@ -90,6 +93,9 @@ def parse_kb(text: str, path: str) -> KB:
         if not line.strip():
             continue
         number, *rest = line.split()
+        bad = problem(" ".join(rest))    # what would make the result lines unreadable
+        if bad is not None:
+            raise Dstc2ConvError(bad, path, lineno)
         fact = Fact.match(" ".join(rest)) if number.isascii() and number.isdigit() else None
         if fact is None or fact.attribute not in ATTRIBUTES + (RATING,):
             raise Dstc2ConvError(

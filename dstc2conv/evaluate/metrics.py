@@ -88,6 +88,19 @@ def correct(prediction: str, gold: str, match: str = "strip", lookup: _entities.
     return _entities.template(prediction, lookup) == _entities.template(gold, lookup)
 
 
+def normalisation_only(inputs: Inputs, outcomes: Sequence[bool]) -> int:
+    """The turns whose prediction is wrong only by its Unicode normalisation: right once
+    prediction and gold are both in NFC. (They count as wrong: the match compares code
+    points, as the reference scorers do.)"""
+    import unicodedata
+
+    lookups = inputs.lookups if inputs.match == "template" else [None] * len(outcomes)
+    return sum(1 for ok, p, t, lookup in zip(outcomes, inputs.predictions, inputs.turns, lookups)
+               if not ok and not (p.isascii() and t.gold.isascii())
+               and correct(unicodedata.normalize("NFC", p), unicodedata.normalize("NFC", t.gold), inputs.match,
+                           lookup))
+
+
 def _accuracy_turns(inputs: Inputs) -> list[bool]:
     if inputs.match == "template":
         return [correct(p, t.gold, "template", lk) for p, t, lk in zip(inputs.predictions, inputs.turns, inputs.lookups)]

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import Dstc2ConvError
 from ..files import read_lines
+from ..limits import MAX_LINE
 from ..version import __version__
 from .metrics import accuracy, correct
 from .response_kinds import NAMES, kind_of
@@ -116,6 +117,9 @@ def read_predictions(path: str) -> tuple[str, ...]:
         if "\t" in line:
             raise Dstc2ConvError("a tab in a prediction: give one bot utterance a line, without tabs "
                                  "(not a task-6 file)", path, number)
+        if len(line) - line.endswith("\r") > MAX_LINE:
+            raise Dstc2ConvError(f"a line of {len(line):,} characters, more than the {MAX_LINE:,} a prediction "
+                                 "may have", path, number)
     return tuple(lines)
 
 

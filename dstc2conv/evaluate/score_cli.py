@@ -118,6 +118,8 @@ def _cmd_score(args) -> int:
     names = m.choose(args.metrics, [s.kind for s in systems], kb is not None)
     scored = [m.compute(m.Inputs(tuple(turns), s.predictions, s.kind, s.ranks, args.match, kb),
                         m.applicable(names, s.kind)) for s in systems]
+    for system, s in zip(systems, scored):
+        _say_normalisation(system.path, m.normalisation_only(s.inputs, s.outcomes))
     data_sha = sha256_file(args.ref)
     sig = m.signature(data_sha, [], scored[0].inputs, names)
     if args.turns is not None:
@@ -128,6 +130,14 @@ def _cmd_score(args) -> int:
         return 0
     _print_one(args, systems, scored, sig, sessions, published(data_sha))
     return 0
+
+
+def _say_normalisation(path: str, count: int) -> None:
+    """A note on stderr when predictions are wrong only by their Unicode normalisation."""
+    if count:
+        print(f"dstc2conv: {path}: predictions wrong only by their Unicode normalisation: {count} (each equals "
+              "its gold once both are in NFC; the match compares code points, as the reference scorers do: give "
+              "predictions in NFC, as task-6 files are)", file=sys.stderr)
 
 
 def _samples(path: str, turns):

@@ -2,7 +2,6 @@
 other toolkits load) and `export dstc6-results RANKED --samples FILE --out FILE`."""
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -12,6 +11,7 @@ from ..errors import Dstc2ConvError
 def _cmd_dstc6(args) -> int:
     from ..files import check_writable, write_text_atomic
     from ..task6.candidates import coverage_note, read_candidates
+    from ..task6.text import json_line
     from ..task6.turns import read_turns
     from .dstc6 import samples, truth
 
@@ -32,7 +32,7 @@ def _cmd_dstc6(args) -> int:
             truths.append(truth(sample))
             if args.no_answer:
                 del sample["answer"]
-            yield ("[\n" if i == 0 else ",\n") + json.dumps(sample, ensure_ascii=False)
+            yield ("[\n" if i == 0 else ",\n") + json_line(sample)
         yield "\n]\n" if truths else "[]\n"
 
     write_text_atomic(args.out, pieces())
@@ -68,7 +68,9 @@ def _cmd_dstc6_results(args) -> int:
 
 def _array(items: list[dict]) -> str:
     """A JSON array, one item a line."""
-    return "[\n" + ",\n".join(json.dumps(x, ensure_ascii=False) for x in items) + "\n]\n" if items else "[]\n"
+    from ..task6.text import json_line
+
+    return "[\n" + ",\n".join(json_line(x) for x in items) + "\n]\n" if items else "[]\n"
 
 
 def _whole(text: str) -> int:

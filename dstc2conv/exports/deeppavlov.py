@@ -19,10 +19,9 @@ the model sees the result where it answers. The closing ``you are welcome`` is `
 """
 from __future__ import annotations
 
-import json
-
 from ..errors import Dstc2ConvError
 from ..task6.format import SILENCE
+from ..task6.text import json_line
 
 # A result row's fields under DSTC2's slot names, as DeepPavlov's db_result gives them.
 DB_FIELDS = {"name": "name", "cuisine": "food", "location": "area", "price": "pricerange",
@@ -57,7 +56,7 @@ def deeppavlov_dialog(record: dict) -> str:
                                  "has no dialog acts, and DeepPavlov's reader needs an action", record["session"])
         after_call = turn["kind"] == "api_call"
         lines.append(system)
-    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines) + "\n"
+    return "".join(json_line(line) + "\n" for line in lines) + "\n"
 
 
 def action(acts: list[dict]) -> dict:
