@@ -354,3 +354,11 @@ def test_the_docs_name_every_field_of_the_records():
     turn = FEATURES["turns"][0]
     for name in [*FEATURES, *turn]:
         assert f"`{name}`" in page, name
+
+
+def test_a_system_turn_without_acts_is_the_null_action():
+    from dstc2conv.exports.deeppavlov import action
+
+    assert action([]) == {"act": "null", "slots": []}
+    assert action([{"act": "request", "slots": [{"slot": "slot", "value": "food"}]}]) == {
+        "act": "request_food", "slots": [["slot", "food"]]}

@@ -27,6 +27,7 @@ from ..task6.text import json_line
 DB_FIELDS = {"name": "name", "cuisine": "food", "location": "area", "price": "pricerange",
              "phone": "phone", "address": "addr", "post_code": "postcode", "rating": "rating"}
 CLOSING_ACT = "bye"
+NO_ACT = "null"
 
 
 def deeppavlov_dialog(record: dict) -> str:
@@ -49,11 +50,8 @@ def deeppavlov_dialog(record: dict) -> str:
             system["db_result"] = _db_result(turn["results"])
         elif turn["kind"] == "closing":
             system["dialog_acts"] = [{"act": CLOSING_ACT, "slots": []}]
-        elif turn["system_acts"]:
-            system["dialog_acts"] = [action(turn["system_acts"])]
         else:
-            raise Dstc2ConvError(f"line {turn['line']} of the task-6 dialog: system turn {turn['system_turns'][-1]} "
-                                 "has no dialog acts, and DeepPavlov's reader needs an action", record["session"])
+            system["dialog_acts"] = [action(turn["system_acts"])]
         after_call = turn["kind"] == "api_call"
         lines.append(system)
     return "".join(json_line(line) + "\n" for line in lines) + "\n"
@@ -63,7 +61,11 @@ def action(acts: list[dict]) -> dict:
     """The system's acts as one action, as DeepPavlov's data joins them: each act with the
     names of its slots (``request``: the slot it asks for) joined by ``_``, the distinct
     ones sorted and joined by ``+`` (``offer(name) inform(food) inform(area)`` ->
-    ``inform_area+inform_food+offer_name``); the slots of every act, in order."""
+    ``inform_area+inform_food+offer_name``); the slots of every act, in order. A turn
+    whose log gives no act (none in DSTC2's train and dev) is the action ``null``, as
+    DSTC2 names an empty act: DeepPavlov's reader needs one."""
+    if not acts:
+        return {"act": NO_ACT, "slots": []}
     names = set()
     for a in acts:
         slots = [s["value"] if a["act"] == "request" and s["slot"] == "slot" else s["slot"] for s in a["slots"]]
