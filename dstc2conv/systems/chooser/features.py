@@ -38,8 +38,11 @@ def _bucket(turn: int) -> int:
     return max(b for b in _TURN_BUCKETS if b <= turn)
 
 
-def turn_features(state, user: str, mentioned: set, found: dict, prev: Action | None) -> tuple[str, ...]:
-    """The names of the turn's features (``found``: the proposals, rule id -> response)."""
+def turn_features(state, user: str, mentioned: set, found: dict, prev: Action | None,
+                  names: dict | None = None) -> tuple[str, ...]:
+    """The names of the turn's features (``found``: the proposals, rule id -> response;
+    ``names``: the rule file's pattern names by their regex, for the patterns the previous
+    bot turn matched: coarser than its template, they hold across the systems' wordings)."""
     out = ["bias", f"turn:{_bucket(state.turn)}"]
     if user.strip() == SILENCE:
         out.append("silent")
@@ -59,10 +62,16 @@ def turn_features(state, user: str, mentioned: set, found: dict, prev: Action | 
         out.append(f"remaining:{int(state.upcoming is not None)}")
     out.append(f"current:{int(state.current is not None)}")
     out.append(f"changed:{int(state.changed)}")
-    out.append("prev:" + ("-" if prev is None else prev.key))
+    last = "-" if prev is None else prev.key
+    out.append("prev:" + last)
+    if names is not None:
+        out.extend(sorted(f"prevpat:{names.get(p, p)}" for p in state.prev_matches))
+    # the previous response with what the user did after it: silence, which slots named
+    out.append(f"prev&{'silent' if user.strip() == SILENCE else 'said:' + '+'.join(sorted(mentioned))}:{last}")
     rules = list(found)
     if rules:
         out.append(f"top:{rules[0]}")
+        out.append(f"top&prev:{rules[0]}:{last}")
     out.extend(f"rule:{r}" for r in rules)
     return tuple(out)
 
@@ -76,13 +85,16 @@ class Viewer:
         self.spaced = compiled.spaced
         self.delex = Delexer(compiled)
         self.prev: Action | None = None
+        from ..rules.conditions import pattern_regex
+
+        self.names = {pattern_regex(t).pattern: name for name, t in compiled.ruleset.patterns.items()}
 
     def reset(self) -> None:
         self.prev = None
 
     def view(self, state, user: str, mentioned: set, found: dict) -> TurnView:
         """The turn's view before its gold is known (``gold`` empty)."""
-        features = turn_features(state, user, mentioned, found, self.prev)
+        features = turn_features(state, user, mentioned, found, self.prev, self.names)
         props = []
         for rule, text in found.items():
             action = self.delex(text, state)

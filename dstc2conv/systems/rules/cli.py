@@ -675,7 +675,8 @@ def _score_chosen(args) -> int:
             shipped_rules() if args.against == "shipped" else args.against
         other = load_rules(path)
         label = "rules" if args.against in (None, "last", "best") else args.against
-        described = f"{label}: {path} without the chooser, rules:{other.sha256[:12]}"
+        described = (f"{label}: the same rules without the chooser" if label == "rules" else label) + \
+            f", rules:{other.sha256[:12]}"
     else:
         raise Dstc2ConvError(f"--against {args.against}: with --chooser, give shipped or a rule file", args.data)
     setup = _Scoring(args.data, data_sha, dialogs, turns, sessions.systems if sessions else None, None)
