@@ -47,16 +47,16 @@ def test_the_gradients_are_those_of_the_loss():
     shape, batch = _random_batch(rng)
     W = rng.normal(size=(7, 5))
     u = rng.normal(size=5)
-    loss, dW, du = loss_and_grad(W, u, shape, batch, l2=0.1)
+    loss, dW, du = loss_and_grad(W, u, shape, batch, 0.1, 0.03)
     eps = 1e-6
     for params, grad in ((W, dW), (u, du)):
         numeric = np.zeros_like(params)
         for i in np.ndindex(params.shape):
             keep = params[i]
             params[i] = keep + eps
-            up = loss_and_grad(W, u, shape, batch, 0.1)[0]
+            up = loss_and_grad(W, u, shape, batch, 0.1, 0.03)[0]
             params[i] = keep - eps
-            down = loss_and_grad(W, u, shape, batch, 0.1)[0]
+            down = loss_and_grad(W, u, shape, batch, 0.1, 0.03)[0]
             params[i] = keep
             numeric[i] = (up - down) / (2 * eps)
         assert np.allclose(grad, numeric, atol=1e-6), np.abs(grad - numeric).max()
@@ -328,3 +328,39 @@ def test_bad_input_is_one_line_and_exit_2(small, tmp_path):
     assert code == 2 and "test split" in err and not (tmp_path / "m2").exists()
     code, _, err = cli("rules", "learn", "--rules", rules, "--train", data, "--out", data)
     assert code == 2 and "not a folder" in err
+
+
+def test_the_engine_proposes_every_applicable_rule_first_what_predict_gives(tmp_path):
+    from dstc2conv.systems.rules.engine import Compiled, predict, proposals
+    from dstc2conv.systems.rules.ruleset import load_rules
+    from dstc2conv.task6.turns import read_turns
+
+    rules, data = write_rule_files(tmp_path, RULES, ONTOLOGY, DATA)
+    ruleset, turns = load_rules(rules), read_turns(data)
+    found = [dict(f) for _, _, _, f in proposals(Compiled(ruleset), turns)]
+    assert [next(iter(f.items())) for f in found] == [(p.rule, p.text) for p in predict(Compiled(ruleset), turns)]
+    # dialog 1, turn 2 ("hi"): both questions apply; turn 3 ("north"): only the food's
+    assert found[1] == {"ask-food": "Which food?", "ask-area": "Which area?"}
+    assert found[2] == {"ask-food": "Which food?"}
+
+
+def test_hidden_proposals_become_extra_columns_and_their_actions_are_masked(tmp_path):
+    from dstc2conv.systems.chooser.encode import build, encode
+    from dstc2conv.systems.chooser.features import views
+    from dstc2conv.systems.rules.engine import Compiled
+    from dstc2conv.systems.rules.ruleset import load_rules
+    from dstc2conv.task6.turns import read_turns
+
+    rules, data = write_rule_files(tmp_path, RULES, ONTOLOGY, DATA)
+    vs = views(Compiled(load_rules(rules)), read_turns(data))
+    vocab = build(vs)
+    plain, _ = encode(vs, vocab)
+    hidden, extras = encode(vs, vocab, hide=1.0)
+    A = len(vocab.actions)
+    assert (plain.extra == 0).all() and len(plain.off_turn) == 0
+    assert [len(e) for e in extras] == [len(v.proposals) for v in vs]
+    # every gold is a proposal here: now an extra column, its action's column masked
+    assert (hidden.gold >= A).all()
+    Z = scores(np.zeros((len(vocab.features), A + 1)), np.zeros(len(vocab.columns)), vocab.shape, hidden)
+    assert np.isneginf(Z[hidden.off_turn, hidden.off_col]).all()
+    assert np.isneginf(Z[np.arange(len(vs)), plain.gold]).all()

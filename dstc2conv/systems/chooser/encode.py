@@ -48,14 +48,22 @@ def build(views: list[TurnView], min_count: int = 2) -> Vocabulary:
     return Vocabulary(tuple(actions), tuple(features), tuple(sorted(names)))
 
 
-def turn_columns(view: TurnView, action_index: dict):
+def turn_columns(view: TurnView, action_index: dict, hide=None):
     """The turn's columns with their own features: ([(column key, feature names)], extra
-    texts). A key is an action's index, or ("extra", k) for the k-th proposal that is no
-    action of the vocabulary (its text ``extra texts[k]``)."""
+    texts, hidden actions). A key is an action's index, or ("extra", k) for the k-th
+    proposal that is no action of the vocabulary (its text ``extra texts[k]``).
+    ``hide(action index)``: whether to treat a proposal as if its action were not in the
+    vocabulary (training only: so that the model learns to take a rule's proposal in a
+    wording it has never seen); its action's column is then masked."""
     cols: dict = {}
     extra: list[str] = []
+    hidden: list[int] = []
     for rank, proposal in enumerate(view.proposals):
         at = action_index.get(proposal.action) if proposal.action.template else None
+        if at is not None and hide is not None and (at in hidden or hide(at)):
+            if at not in hidden:
+                hidden.append(at)
+            at = None
         if at is None:
             if proposal.text not in extra:
                 extra.append(proposal.text)
@@ -68,12 +76,17 @@ def turn_columns(view: TurnView, action_index: dict):
         at = action_index.get(view.prev_action)
         if at is not None:
             cols.setdefault(at, {})["repeat"] = None
-    return [(key, tuple(feats)) for key, feats in cols.items()], extra
+    return [(key, tuple(feats)) for key, feats in cols.items()], extra, hidden
 
 
-def encode(views: list[TurnView], vocab: Vocabulary) -> tuple[Batch, list[list[str]]]:
-    """The turns as a batch, and each turn's extra texts."""
+def encode(views: list[TurnView], vocab: Vocabulary, hide: float = 0.0, seed: int = 0,
+           ) -> tuple[Batch, list[list[str]]]:
+    """The turns as a batch, and each turn's extra texts. ``hide``: the share of the
+    proposals treated as wordings the vocabulary lacks (drawn from ``seed``; training only)."""
     A = len(vocab.actions)
+    rng = np.random.default_rng(seed)
+    hider = (lambda _: bool(rng.random() < hide)) if hide > 0 else None
+    off_t, off_c = [], []
     fi, ci = vocab.feature_index, vocab.column_index
     ptr, idx, avail, extra_n, cf_t, cf_c, cf_f, gold, extras = [0], [], [], [], [], [], [], [], []
     for t, view in enumerate(views):
@@ -81,7 +94,9 @@ def encode(views: list[TurnView], vocab: Vocabulary) -> tuple[Batch, list[list[s
         idx.extend(ids)
         ptr.append(len(idx))
         avail.append(view.available)
-        cols, extra = turn_columns(view, vocab.action_index)
+        cols, extra, hidden = turn_columns(view, vocab.action_index, hider)
+        off_t.extend([t] * len(hidden))
+        off_c.extend(hidden)
         extras.append(extra)
         extra_n.append(len(extra))
         for key, feats in cols:
@@ -92,14 +107,14 @@ def encode(views: list[TurnView], vocab: Vocabulary) -> tuple[Batch, list[list[s
                     cf_c.append(col)
                     cf_f.append(ci[f])
         g = vocab.action_index.get(view.gold_action, -1) if view.gold_action.template else -1
-        if g >= 0 and not _allowed(vocab.actions[g], view.available):
+        if g >= 0 and (g in hidden or not _allowed(vocab.actions[g], view.available)):
             g = -1
         if g < 0 and view.gold in extra:
             g = A + extra.index(view.gold)
         gold.append(g)
     as_int = lambda xs: np.asarray(xs, dtype=np.int64)  # noqa: E731
     batch = Batch(as_int(ptr), as_int(idx), np.asarray(avail, dtype=np.int64).reshape(len(views), len(SOURCES)),
-                  as_int(extra_n), as_int(cf_t), as_int(cf_c), as_int(cf_f), as_int(gold))
+                  as_int(extra_n), as_int(cf_t), as_int(cf_c), as_int(cf_f), as_int(gold), as_int(off_t), as_int(off_c))
     return batch, extras
 
 

@@ -42,7 +42,7 @@ def fit(ruleset, train_turns, settings: Settings = Settings(), min_count: int = 
     say_progress("chooser: running the rules over the training turns")
     train_views = views(Compiled(ruleset), train_turns)
     vocab = build(train_views, min_count)
-    batch, _ = encode(train_views, vocab)
+    batch, _ = encode(train_views, vocab, settings.hide, settings.seed)
     if not (batch.gold >= 0).any():
         raise Dstc2ConvError("no training turn has its gold among the responses the rules allow: nothing to learn")
 

@@ -11,7 +11,7 @@ is among their columns, plus ``l2 / 2`` times the squared weights.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -32,6 +32,8 @@ class Batch:
     cf_col: np.ndarray
     cf_feat: np.ndarray
     gold: np.ndarray
+    off_turn: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # more masked (turn, column)
+    off_col: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def __len__(self) -> int:
         return len(self.gold)
@@ -47,8 +49,9 @@ class Batch:
         where = np.full(len(self.gold), -1, dtype=np.int64)
         where[rows] = np.arange(len(rows))
         keep = where[self.cf_turn] >= 0
+        off = where[self.off_turn] >= 0
         return Batch(ptr, idx, self.avail[rows], self.extra[rows], where[self.cf_turn[keep]], self.cf_col[keep],
-                     self.cf_feat[keep], self.gold[rows])
+                     self.cf_feat[keep], self.gold[rows], where[self.off_turn[off]], self.off_col[off])
 
 
 @dataclass(frozen=True)
@@ -100,11 +103,14 @@ def scores(W: np.ndarray, u: np.ndarray, shape: Shape, batch: Batch) -> np.ndarr
     Z[:, A:] = S[:, A:A + 1]
     np.add.at(Z, (batch.cf_turn, batch.cf_col), u[batch.cf_feat])
     Z[~allowed] = -np.inf
+    Z[batch.off_turn, batch.off_col] = -np.inf
     return Z
 
 
-def loss_and_grad(W: np.ndarray, u: np.ndarray, shape: Shape, batch: Batch, l2: float):
-    """The loss over the turns with a gold column, and its gradients (dW, du)."""
+def loss_and_grad(W: np.ndarray, u: np.ndarray, shape: Shape, batch: Batch, l2: float, l2_columns: float | None = None):
+    """The loss over the turns with a gold column, and its gradients (dW, du); ``l2``
+    penalises W, ``l2_columns`` u (default: ``l2`` too)."""
+    l2u = l2 if l2_columns is None else l2_columns
     A = shape.actions
     Z = scores(W, u, shape, batch)
     rows = np.flatnonzero(batch.gold >= 0)
@@ -116,13 +122,13 @@ def loss_and_grad(W: np.ndarray, u: np.ndarray, shape: Shape, batch: Batch, l2: 
     P = E / total
     gold = batch.gold[rows]
     nll = (np.log(total[:, 0]) + top[:, 0] - Zr[np.arange(len(rows)), gold]).sum() / n
-    loss = nll + 0.5 * l2 * (np.sum(W * W) + np.sum(u * u))
+    loss = nll + 0.5 * l2 * np.sum(W * W) + 0.5 * l2u * np.sum(u * u)
     G = np.zeros_like(Z)
     G[rows] = P
     G[rows, gold] -= 1.0
     G /= n
     # through the columns' own features
-    du = np.bincount(batch.cf_feat, weights=G[batch.cf_turn, batch.cf_col], minlength=len(u)) + l2 * u
+    du = np.bincount(batch.cf_feat, weights=G[batch.cf_turn, batch.cf_col], minlength=len(u)) + l2u * u
     # through the actions' rows: dS (turns, A + 1), the extra columns all on UNK
     dS = np.empty((len(batch), A + 1))
     dS[:, :A] = G[:, :A]
@@ -151,7 +157,7 @@ def train(shape: Shape, batch: Batch, features: int, cand_features: int, setting
         total = 0.0
         for start in range(0, len(order), settings.batch):
             part = batch.take(np.sort(order[start:start + settings.batch]))
-            loss, dW, du = loss_and_grad(W, u, shape, part, settings.l2)
+            loss, dW, du = loss_and_grad(W, u, shape, part, settings.l2, settings.l2_columns)
             total += loss * len(part)
             step += 1
             for p, g, mi, vi in zip(params, (dW, du), m, v):
