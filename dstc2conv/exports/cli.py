@@ -2,20 +2,20 @@
 other toolkits load."""
 from __future__ import annotations
 
-import json
 import sys
 
 
 def _cmd_dstc6(args) -> int:
     from ..files import check_writable, write_text_atomic
     from ..task6.candidates import read_candidates
+    from ..task6.text import json_line
     from ..task6.turns import read_turns
     from .dstc6 import samples
 
     check_writable(args.out, (args.ref, args.candidates))
     turns = read_turns(args.ref)
     found = samples(turns, read_candidates(args.candidates), args.k, args.seed)
-    write_text_atomic(args.out, "[\n" + ",\n".join(json.dumps(x, ensure_ascii=False) for x in found) + "\n]\n")
+    write_text_atomic(args.out, "[\n" + ",\n".join(json_line(x) for x in found) + "\n]\n")
     if not args.quiet:
         print(f"dstc2conv: {len(found)} DSTC6 samples of {args.k} candidates written to {args.out}", file=sys.stderr)
     return 0
@@ -31,7 +31,10 @@ def _whole(text: str) -> int:
 
 
 def add_parser(sub) -> None:
-    parser = sub.add_parser("export", help="task-6 data in the formats other toolkits load (DSTC6 track 1)")
+    parser = sub.add_parser("export", help="task-6 data in the formats other toolkits load (DSTC6 track 1)",
+                            description="Task-6 data in the formats other toolkits load. The formats made from "
+                                        "the raw DSTC2 calls (JSON lines, DeepPavlov) are written by "
+                                        "dstc2conv build --export FORMAT.")
     formats = parser.add_subparsers(dest="format", required=True, metavar="FORMAT")
     p = formats.add_parser("dstc6", help="DSTC6 track-1 samples: one per bot turn, the gold among K candidates",
                            description="One DSTC6 track-1 sample per bot turn of REF: the dialog so far and K "
@@ -48,8 +51,8 @@ def add_parser(sub) -> None:
 
     from .formats import EXPORTS
 
-    for export in EXPORTS.values():   # made by the build, from the raw calls: asked of a task-6 file, one line
-        p = formats.add_parser(export.name, help=f"{export.description}: made by build --export {export.name}",
+    for export in EXPORTS.values():   # made by the build, from the raw calls: asked of a task-6 file, one line;
+        p = formats.add_parser(export.name,  # not listed (no help): they never work here
                                description=f"{export.description}. Made from the raw DSTC2 calls, whose "
                                            f"annotations the task-6 files lack: dstc2conv build --split SPLIT "
                                            f"--export {export.name}.")

@@ -14,7 +14,7 @@ Each task-6 exchange is a user line then a system line, as task 6 pairs them:
 """
 from __future__ import annotations
 
-import json
+from ..task6.text import json_line
 
 # A result row's fields under DSTC2's slot names, as DeepPavlov's db_result gives them.
 DB_FIELDS = {"name": "name", "cuisine": "food", "location": "area", "price": "pricerange",
@@ -35,7 +35,7 @@ def deeppavlov_dialog(record: dict) -> str:
         else:
             system["dialog_acts"] = _acts(turn["system_acts"])
         lines.append(system)
-    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines) + "\n"
+    return "".join(json_line(line) + "\n" for line in lines) + "\n"
 
 
 def _acts(acts: list[dict]) -> list[dict]:

@@ -14,7 +14,7 @@ def need_numpy() -> None:
     try:
         import numpy  # noqa: F401
     except ImportError:
-        raise Dstc2ConvError("the learned chooser needs numpy: pip install 'dstc2conv[learned]'") from None
+        raise Dstc2ConvError("the learned chooser needs numpy, a dependency of dstc2conv: install it") from None
 
 
 def chosen(folder: str, ruleset, turns) -> list:
