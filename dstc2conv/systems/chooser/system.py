@@ -2,6 +2,7 @@
 engine tracks the dialog and proposes, the chooser decides."""
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from ...task6.turns import BotTurn
@@ -11,20 +12,24 @@ from .settings import Settings
 
 class RulesLearned(System):
     """``RulesLearned(rules=None, model=None, settings=Settings())``: ``rules`` a rule
-    file (default: the shipped rules), ``model`` a chooser's model folder to load (else
-    ``fit`` trains one on its train turns)."""
+    file or a loaded ``RuleSet`` (None: the shipped rules), ``model`` a chooser's model
+    folder to load (else ``fit`` trains one on its train turns, with ``settings``)."""
 
     name = "rules+learned"
 
-    def __init__(self, rules: str | None = None, model: str | None = None, settings: Settings = Settings()):
+    def __init__(self, rules=None, model: str | None = None, settings: Settings = Settings()):
         from importlib import resources
 
         from ..rules.engine import Compiled
-        from ..rules.ruleset import load_rules
+        from ..rules.ruleset import RuleSet, load_rules
         from .features import Viewer
         from .store import load
 
-        self.ruleset = load_rules(rules or str(resources.files("dstc2conv.rulefiles") / "dstc2.yaml"))
+        if isinstance(rules, RuleSet):
+            self.ruleset = rules
+        else:
+            self.ruleset = load_rules(os.fspath(rules) if rules is not None else
+                                      str(resources.files("dstc2conv.rulefiles") / "dstc2.yaml"))
         self.compiled = Compiled(self.ruleset)
         self.settings = settings
         self.model = load(model) if model is not None else None
