@@ -133,6 +133,8 @@ def _cmd_score(args) -> int:
     from .ruleset import load_rules
 
     _score_flags(args)
+    if getattr(args, "chooser", None):
+        return _score_chosen(args)
     ruleset = load_rules(args.rules)
     dialogs, turns = read_file(args.data)
     sessions = _sessions(args, len(dialogs), read_sessions)
@@ -367,7 +369,7 @@ def _cmd_predict(args) -> int:
     ruleset, turns = _load(args)
     if args.out != "-":
         check_writable(args.out)    # nor the ontology the rules name
-    predictions = _predict(ruleset, turns)
+    predictions = _chosen(args, ruleset, turns) if args.chooser else _predict(ruleset, turns)
     text = "".join(p.text.replace("\n", " ") + "\n" for p in predictions)
     if args.out == "-":
         write_stdout(text)
@@ -404,7 +406,12 @@ def _cmd_report(args) -> int:
         ruleset, turns = _load(args)
     compiled = Compiled(ruleset)
     top = args.top or (None if to_csv else 15)
-    sections = tables(predict(compiled, turns), turns, compiled, top=top, systems=systems)
+    predictions = predict(compiled, turns)
+    sections = tables(predictions, turns, compiled, top=top, systems=systems)
+    if args.chooser:
+        from ..chooser.report import overrides
+
+        sections.insert(0, overrides(predictions, _chosen(args, ruleset, turns), turns, top))
     if to_csv:
         from ...builder.output_set import OutputFolder
 
@@ -547,7 +554,7 @@ def seconds(text: str) -> float:
 
 
 def add_parser(sub) -> None:
-    parser = sub.add_parser("rules", help="the rule baseline: score, predict, report, check, tune, init")
+    parser = sub.add_parser("rules", help="the rule baseline: score, predict, report, check, tune, init, learn, explain")
     rules_sub = parser.add_subparsers(dest="rules_command", required=True, metavar="ACTION")
 
     def common(p, data_required=True):
@@ -556,10 +563,15 @@ def add_parser(sub) -> None:
                             "else the rules shipped with dstc2conv)")
         if data_required:
             p.add_argument("--data", required=True, metavar="T6FILE", help="a task-6 file")
-        else:
+        elif data_required is not None:    # None: the command takes its files under other names
             p.add_argument("--data", action="append", metavar="T6FILE",
                            help="a task-6 file (repeat for several: a rule is checked on all of them)")
         p.add_argument("--quiet", action="store_true", help="no progress or notes on stderr (warnings stay)")
+
+    def chooser(p, what=""):
+        p.add_argument("--chooser", metavar="DIR",
+                       help="a learned chooser's model folder (rules learn): it picks among the rules' proposals"
+                            + what)
 
     def manifest(p, what="for each dialog's DSTC2 system"):
         p.add_argument("--manifest", metavar="FILE",
@@ -586,6 +598,7 @@ def add_parser(sub) -> None:
                    help="where the scores per data file are kept "
                         "(default: $XDG_CACHE_HOME/dstc2conv/history, else ~/.cache/dstc2conv/history)")
     manifest(p)
+    chooser(p)
     p.set_defaults(func=_reporting(_cmd_score))
 
     p = rules_sub.add_parser("init", help="write an editable copy of the shipped rules and their ontology")
@@ -597,6 +610,7 @@ def add_parser(sub) -> None:
     p = rules_sub.add_parser("predict", help="one predicted bot utterance per line")
     common(p)
     p.add_argument("--out", required=True, metavar="PREDS", help="the file to write, or - for stdout")
+    chooser(p)
     p.set_defaults(func=_reporting(_cmd_predict))
 
     p = rules_sub.add_parser("report", help="per-rule, per-kind and confusion tables")
@@ -610,6 +624,7 @@ def add_parser(sub) -> None:
     p.add_argument("--by-system", action="store_true",
                    help="turns and accuracy per DSTC2 dialog system (S0, S1, ...) in the rules and kinds tables")
     manifest(p, "for --by-system")
+    chooser(p, "; adds a table of the turns where it overrode each rule, right and wrong")
     p.set_defaults(func=_reporting(_cmd_report))
 
     p = rules_sub.add_parser("check", help="validate; with --data, rules that never fire or are always shadowed "
@@ -629,3 +644,64 @@ def add_parser(sub) -> None:
     p.add_argument("--force", action="store_true", help="tune even on what looks like a test split")
     manifest(p)
     p.set_defaults(func=_reporting(_cmd_tune))
+
+    from ..chooser.cli import add_parsers
+
+    add_parsers(rules_sub, common, _reporting)
+
+
+def _chosen(args, ruleset, turns):
+    """The learned chooser's predictions (--chooser DIR) over the rules' proposals."""
+    from ..chooser.cli import chosen
+
+    return chosen(args.chooser, ruleset, turns)
+
+
+def _score_chosen(args) -> int:
+    """score --chooser: the score with the chooser, and the change against the same rules
+    without it (or what --against names), with the turns that flipped."""
+    from ...evaluate.responses import by_system, outcomes, score, signature
+    from ...evaluate.sessions import read_sessions
+    from ...files import sha256_file
+    from ...task6.turns import read_file
+    from .flips import as_text, compare
+    from .ruleset import load_rules
+
+    if args.save or args.watch:
+        raise Dstc2ConvError(f"{'--save' if args.save else '--watch'} is for the rules alone, not with --chooser")
+    ruleset = load_rules(args.rules)
+    dialogs, turns = read_file(args.data)
+    sessions = _sessions(args, len(dialogs), read_sessions)
+    data_sha = sha256_file(args.data)
+    start = time.perf_counter()
+    predictions = _chosen(args, ruleset, turns)
+    seconds = time.perf_counter() - start
+    results = tuple(outcomes([p.text for p in predictions], turns))
+    from ..chooser.store import load
+
+    weights = load(args.chooser).info.get("weights", "")
+    now = score(results, turns, signature(data_sha, f"rules:{ruleset.sha256[:12]}+learned:{weights[:12]}"))
+    systems = by_system(results, turns, sessions.systems) if sessions else None
+    if args.against in (None, "last", "best", "shipped") or os.path.isfile(args.against):
+        path = args.rules if args.against in (None, "last", "best") else \
+            shipped_rules() if args.against == "shipped" else args.against
+        other = load_rules(path)
+        label = "rules" if args.against in (None, "last", "best") else args.against
+        described = (f"{label}: the same rules without the chooser" if label == "rules" else label) + \
+            f", rules:{other.sha256[:12]}"
+    else:
+        raise Dstc2ConvError(f"--against {args.against}: with --chooser, give shipped or a rule file", args.data)
+    setup = _Scoring(args.data, data_sha, dialogs, turns, sessions.systems if sessions else None, None)
+    before, _ = _scored(other, setup)
+    change = compare(label, described, _score_of(other, setup, before), before, predictions, results, turns,
+                     setup.systems)
+    more = {}
+    if args.json:
+        from .flips import as_dict
+
+        more["against"] = as_dict(change, now, turns, predictions, args.flips, args.context, dialogs)
+    _say(args, f"rules {ruleset.path} with the chooser {args.chooser}")
+    _print_score(args, now, systems, turns, seconds, more)
+    if not args.json:
+        print("\n".join(as_text(change, now, turns, predictions, args.flips, args.context, dialogs)))
+    return 0

@@ -306,5 +306,19 @@ def candidates(compiled: Compiled, turns: list[BotTurn]) -> list[dict[str, str]]
     return out
 
 
+def proposals(compiled: Compiled, turns: list[BotTurn]):
+    """Every turn with the engine's state at it and what every applicable response rule
+    proposes: (turn, state, mentioned, found), ``found`` (rule id -> response) in rule
+    order, its first entry the response ``predict`` gives. The state is the engine's own,
+    valid until the next turn is asked for (copy what must be kept)."""
+    for turn, state, mentioned in states(compiled, turns):
+        found = {}
+        for rule, respond in compiled.responders:
+            text = respond(state, turn.user, mentioned)
+            if text is not None:
+                found[rule.id] = text
+        yield turn, state, mentioned, found
+
+
 __all__ = ["State", "Compiled", "Prediction", "every_response_rule",
-           "choose", "looked_up", "states", "predict", "candidates"]
+           "choose", "looked_up", "states", "predict", "candidates", "proposals"]

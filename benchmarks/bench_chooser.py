@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Time to train the learned chooser (`dstc2conv rules learn`), in-process.
+
+    python benchmarks/bench_chooser.py [--train ../shared/reference/dialog-babi-task6-dstc2-trn.txt]
+        [--dev ../shared/reference/dialog-babi-task6-dstc2-dev.txt] [--epochs N]
+
+Prints the seconds (wall and CPU) of each stage: running the rules over the training turns
+(the views), encoding them, the epochs of training; then of choosing on --dev, and the
+per-response accuracy there beside the rules'. Set OMP_NUM_THREADS / OPENBLAS_NUM_THREADS
+to bound numpy's threads on a shared machine.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = ROOT.parent / "shared" / "reference"
+
+
+def _timed(label: str, work):
+    wall, cpu = time.perf_counter(), time.process_time()
+    out = work()
+    print(f"{label:<16} {time.perf_counter() - wall:7.1f} s wall  {time.process_time() - cpu:7.1f} s CPU")
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rules", default=str(ROOT / "rules" / "dstc2.yaml"))
+    parser.add_argument("--train", default=str(REFERENCE / "dialog-babi-task6-dstc2-trn.txt"))
+    parser.add_argument("--dev", default=str(REFERENCE / "dialog-babi-task6-dstc2-dev.txt"))
+    parser.add_argument("--epochs", type=int)
+    args = parser.parse_args()
+
+    from dstc2conv.evaluate.responses import outcomes
+    from dstc2conv.systems.chooser.encode import build, encode
+    from dstc2conv.systems.chooser.features import views
+    from dstc2conv.systems.chooser.learned import Model, decide
+    from dstc2conv.systems.chooser.model import train
+    from dstc2conv.systems.chooser.settings import Settings
+    from dstc2conv.systems.rules.engine import Compiled, predict
+    from dstc2conv.systems.rules.ruleset import load_rules
+    from dstc2conv.task6.turns import read_turns
+
+    ruleset = load_rules(args.rules)
+    turns = read_turns(args.train)
+    settings = Settings() if args.epochs is None else Settings(epochs=args.epochs)
+    start = time.perf_counter()
+    train_views = _timed("views", lambda: views(Compiled(ruleset), turns))
+    vocab, batch = _timed("encode", lambda: (lambda v: (v, encode(train_views, v)[0]))(build(train_views)))
+    W, u, _ = _timed(f"train ({settings.epochs} ep)",
+                     lambda: train(vocab.shape, batch, len(vocab.features), len(vocab.columns), settings))
+    print(f"{'learn, total':<16} {time.perf_counter() - start:7.1f} s wall  ({len(turns)} training turns, "
+          f"{len(vocab.actions)} actions, {len(vocab.features)} features)")
+    if Path(args.dev).exists():
+        dev = read_turns(args.dev)
+        model = Model(vocab, W, u, settings, {})
+        chosen = _timed("choose (dev)", lambda: decide(model, Compiled(ruleset), dev))
+        rules = sum(outcomes([p.text for p in predict(Compiled(ruleset), dev)], dev)) / len(dev)
+        learned = sum(outcomes([c.text for c in chosen], dev)) / len(dev)
+        print(f"dev              rules {rules:.2%}, rules+learned {learned:.2%} per response ({len(dev)} turns)")
+
+
+if __name__ == "__main__":
+    from script import run_main
+
+    run_main(main)

@@ -1,0 +1,168 @@
+"""The chooser: trained on the rules' views of a training file, it picks, at each bot
+turn, one of the responses the turn allows (a rule's proposal, or a template of train
+filled from the rules' state), and can say why."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import Dstc2ConvError
+from ...reporter import progress as say_progress
+from .actions import fill
+from .encode import Vocabulary, build, encode
+from .features import TurnView, Viewer, views
+from .model import Batch, scores, train
+from .settings import Settings
+
+
+@dataclass(frozen=True)
+class Model:
+    vocab: Vocabulary
+    W: np.ndarray          # (turn features, actions + 1)
+    u: np.ndarray          # (column features,)
+    settings: Settings
+    info: dict             # what it was trained on (files, turns, rules), for the record
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The chooser's answer at one turn."""
+    text: str
+    rule: str | None           # the first rule (in priority order) proposing ``text``; None: a template alone
+    rules_text: str            # the rules' own choice ("" when no rule answers)
+    rules_rule: str | None     # the rule behind it
+    ranking: tuple             # (text, score), best first, distinct texts
+
+
+def fit(ruleset, train_turns, settings: Settings = Settings(), min_count: int = 2, info: dict | None = None) -> Model:
+    """A chooser trained on the turns of a training file, run through ``ruleset``."""
+    from ..rules.engine import Compiled
+
+    say_progress("chooser: running the rules over the training turns")
+    train_views = views(Compiled(ruleset), train_turns)
+    vocab = build(train_views, min_count)
+    batch, _ = encode(train_views, vocab, settings.hide, settings.seed)
+    if not (batch.gold >= 0).any():
+        raise Dstc2ConvError("no training turn has its gold among the responses the rules allow: nothing to learn")
+
+    def shown(epoch, epochs, loss):
+        say_progress(f"chooser: epoch {epoch}/{epochs}, loss {loss:.4f}")
+
+    W, u, history = train(vocab.shape, batch, len(vocab.features), len(vocab.columns), settings, shown)
+    info = dict(info or {})
+    info.update(turns=len(train_turns), usable=int((batch.gold >= 0).sum()), actions=len(vocab.actions),
+                features=len(vocab.features), columns=len(vocab.columns), loss=[round(x, 6) for x in history])
+    return Model(vocab, W, u, settings, info)
+
+
+def _one(view: TurnView, model: Model) -> tuple[Batch, list[str], np.ndarray]:
+    batch, extras = encode([view], model.vocab)
+    return batch, extras[0], scores(model.W, model.u, model.vocab.shape, batch)[0]
+
+
+def rank_view(model: Model, view: TurnView, state, spaced: dict, k: int = 1) -> Choice:
+    """The chooser's ``k`` best responses at a turn (its view, the engine's state there)."""
+    _, extra, z = _one(view, model)
+    A = len(model.vocab.actions)
+    order = np.argsort(-z, kind="stable")
+    ranking: list = []
+    seen = set()
+    for col in order:
+        if not np.isfinite(z[col]) or len(ranking) >= k:
+            break
+        text = extra[col - A] if col >= A else fill(spaced, model.vocab.actions[col], state)
+        if text is None or text in seen:
+            continue
+        seen.add(text)
+        ranking.append((text, float(z[col])))
+    props = view.proposals
+    if not ranking:       # nothing allowed: the rules' choice, else nothing
+        ranking = [(props[0].text if props else "", 0.0)]
+    best = ranking[0][0]
+    rule = next((p.rule for p in props if p.text == best), None)
+    return Choice(best, rule, props[0].text if props else "", props[0].rule if props else None, tuple(ranking))
+
+
+def decide(model: Model, compiled, turns, k: int = 1) -> list[Choice]:
+    """The chooser's choice at every turn of ``turns`` (their dialogs walked in order)."""
+    from ..rules.engine import proposals
+
+    viewer = Viewer(compiled)
+    out = []
+    dialog = None
+    for turn, state, mentioned, found in proposals(compiled, turns):
+        if turn.dialog != dialog:
+            dialog = turn.dialog
+            viewer.reset()
+        view = viewer.view(state, turn.user, mentioned, found)
+        out.append(rank_view(model, view, state, compiled.spaced, k))
+        viewer.observed(view, state, turn.gold)
+    return out
+
+
+@dataclass(frozen=True)
+class Explained:
+    view: TurnView
+    choice: Choice
+    columns: tuple        # (text, score, how: proposing rules or "template"), best first
+    reasons: tuple        # (feature, weight for the best, weight for the runner-up), largest gap first
+
+
+def explain(model: Model, compiled, turns, index: int, top: int = 10) -> Explained:
+    """One turn (``turns[index]``) explained: every allowed response with its score, and the
+    features that most separate the chosen one from the runner-up."""
+    from ..rules.engine import proposals
+
+    viewer = Viewer(compiled)
+    dialog = None
+    target = turns[index]
+    for turn, state, mentioned, found in proposals(compiled, [t for t in turns if t.dialog == target.dialog]):
+        if turn.dialog != dialog:
+            dialog = turn.dialog
+            viewer.reset()
+        view = viewer.view(state, turn.user, mentioned, found)
+        if turn.index == target.index:
+            return _explained(model, view, state, compiled.spaced, top)
+        viewer.observed(view, state, turn.gold)
+    raise Dstc2ConvError(f"no turn {target.index} in dialog {target.dialog + 1}")
+
+
+def _explained(model: Model, view: TurnView, state, spaced: dict, top: int) -> Explained:
+    batch, extra, z = _one(view, model)
+    vocab, A = model.vocab, len(model.vocab.actions)
+    choice = rank_view(model, view, state, spaced, k=top)
+    by_text: dict = {}
+    for col in np.argsort(-z, kind="stable"):
+        if not np.isfinite(z[col]):
+            break
+        text = extra[col - A] if col >= A else fill(spaced, vocab.actions[col], state)
+        if text is None or text in by_text:
+            continue
+        rules = [p.rule for p in view.proposals if p.text == text]
+        by_text[text] = (text, float(z[col]), ", ".join(rules) if rules else "template", int(col))
+        if len(by_text) >= top:
+            break
+    cols = list(by_text.values())
+    reasons: list = []
+    if cols:
+        best = cols[0][3]
+        second = cols[1][3] if len(cols) > 1 else None
+        feats = batch.x_idx
+        row = lambda col: min(col, A)  # noqa: E731  (an extra column scores with UNK's row)
+        for f in feats:
+            a = float(model.W[f, row(best)])
+            b = float(model.W[f, row(second)]) if second is not None else 0.0
+            reasons.append((vocab.features[f], a, b))
+        for col, who in ((best, 0), (second, 1)):
+            if col is None:
+                continue
+            pick = (batch.cf_col == col)
+            for f in batch.cf_feat[pick]:
+                w = float(model.u[f])
+                reasons.append((f"column {vocab.columns[f]}", w if who == 0 else 0.0, w if who == 1 else 0.0))
+        reasons.sort(key=lambda r: -abs(r[1] - r[2]))
+    return Explained(view, choice, tuple((t, s, how) for t, s, how, _ in cols), tuple(reasons[:top]))
+
+
+__all__ = ["Model", "Choice", "Explained", "fit", "rank_view", "decide", "explain"]
