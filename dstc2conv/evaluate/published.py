@@ -23,6 +23,12 @@ REPORTED = (
     ("MemN2N + match type", 41.0, 0.0),
 )
 
+# A later system's figure on the test file, shown beside the system of ours that aims at it:
+# (system, per-response accuracy %, per-dialog accuracy % or None where the paper gives none).
+LATER = (
+    ("HCN (Williams, Asadi & Zweig 2017)", 55.6, None),
+)
+
 
 def published(sha256: str) -> tuple[str, str] | None:
     """(file name, split) of a published task-6 file, None for any other file."""

@@ -28,6 +28,7 @@ def lines(result) -> list[str]:
     """The table as text lines."""
     from ..evaluate.published import SOURCE
     from ..evaluate.tables import Signed, Table, as_text
+    from .registry import reported
 
     def label(text: str, value: str) -> str:
         return f"{text:<22} {value}"
@@ -44,7 +45,7 @@ def lines(result) -> list[str]:
     rows = []
     for row in result.rows:
         cells = [row.name, row.accuracy["per_response"], row.accuracy["per_dialog"],
-                 f"{row.paper[0]:.1f}% / {row.paper[1]:.1f}%"]
+                 reported(row.paper)]
         if compared:
             cells += ([None, None] if row.versus is None else
                       [Signed(row.difference), f"[{row.versus.low:+.2%}, {row.versus.high:+.2%}]"])
@@ -55,7 +56,8 @@ def lines(result) -> list[str]:
         for name, why in result.unavailable:
             reasons.setdefault(why, []).append(name)
         out.append(label("not available", "; ".join(f"{', '.join(names)} ({why})" for why, names in reasons.items())))
-    out.append(f"(paper: per response / per dialog, {SOURCE})")
+    beside = "; rules+learned: HCN's, the best published figure" if any(r.name == "rules+learned" for r in result.rows) else ""
+    out.append(f"(paper: per response / per dialog, {SOURCE}{beside})")
     if compared:
         boot = next(row.versus for row in result.rows if row.versus is not None)
         out.append(f"(vs rules: the difference in per-response accuracy, and its 95% interval by a paired bootstrap "

@@ -13,7 +13,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 from ..errors import Dstc2ConvError
-from ..evaluate.published import REPORTED
+from ..evaluate.published import LATER, REPORTED
 
 if TYPE_CHECKING:
     from .interface import System
@@ -27,15 +27,17 @@ class NotAvailable(Dstc2ConvError):
 class Entry:
     name: str
     target: str                     # "module:Class", imported when the system is first built
-    paper: str                      # its row in the paper's Table 2 (``evaluate.published.REPORTED``)
+    paper: str                      # its row in the paper's Table 2 (``evaluate.published.REPORTED``),
+                                    # or the later system it aims at (``LATER``)
     description: str
     ranks_candidates: bool = False  # takes the candidate responses as candidates=
     settings: tuple = ()            # fixed constructor settings, (name, value) pairs
 
     @property
-    def reported(self) -> tuple[float, float]:
-        """The paper's (per-response, per-dialog) accuracy on the test file, in percent."""
-        return next((r, d) for name, r, d in REPORTED if name == self.paper)
+    def reported(self) -> tuple[float, float | None]:
+        """The (per-response, per-dialog) accuracy on the test file, in percent, that the
+        paper (or the later system's) reports; None where it gives none."""
+        return next((r, d) for name, r, d in (*REPORTED, *LATER) if name == self.paper)
 
     def load(self) -> type[System]:
         """The system's class; NotAvailable when its module or a library it needs is not installed."""
@@ -73,6 +75,9 @@ SYSTEMS: dict[str, Entry] = {e.name: e for e in (
     Entry("memn2n+match", "dstc2conv.systems.memn2n:MemN2N", "MemN2N + match type",
           "MemN2N with match-type features: a candidate's KB entities said earlier in the dialog",
           ranks_candidates=True, settings=(("match", True),)),
+    Entry("rules+learned", "dstc2conv.systems.chooser.system:RulesLearned", "HCN (Williams, Asadi & Zweig 2017)",
+          "the shipped rules propose (their responses and the templates of TRN filled from their state), "
+          "a chooser learned on TRN decides"),
 )}
 NAMES = tuple(SYSTEMS)
 
@@ -94,12 +99,18 @@ def build(name: str, candidates: tuple[str, ...] | None = None, **settings) -> S
     return entry(name).build(candidates, **settings)
 
 
+def reported(figures: tuple[float, float | None]) -> str:
+    """A reported (per-response, per-dialog) pair as the tables print it: ``41.1% / 0.0%``;
+    ``55.6% / -`` where no per-dialog figure was reported."""
+    return " / ".join("-" if f is None else f"{f:.1f}%" for f in figures)
+
+
 def docs_table() -> str:
     """The markdown table of the registry (docs/table2.md holds it, a test checks it)."""
     lines = ["| name | the paper's row | paper, per response / per dialog | what it is |", "|---|---|---|---|"]
     for e in SYSTEMS.values():
-        lines.append(f"| `{e.name}` | {e.paper} | {e.reported[0]:.1f}% / {e.reported[1]:.1f}% | {e.description} |")
+        lines.append(f"| `{e.name}` | {e.paper} | {reported(e.reported)} | {e.description} |")
     return "\n".join(lines)
 
 
-__all__ = ["docs_table", "Entry", "NotAvailable", "SYSTEMS", "NAMES", "entry", "build"]
+__all__ = ["docs_table", "reported", "Entry", "NotAvailable", "SYSTEMS", "NAMES", "entry", "build"]

@@ -43,7 +43,7 @@ class DataFile:
 class Row:
     name: str
     description: str
-    paper: tuple[float, float]            # the paper's per-response and per-dialog accuracy, in percent
+    paper: tuple[float, float | None]     # the reported per-response and per-dialog accuracy, in percent
     accuracy: dict                        # the registry's accuracy figures
     outcomes: tuple[bool, ...] = field(repr=False)
     fit_seconds: float
@@ -53,7 +53,8 @@ class Row:
 
     def to_dict(self) -> dict:
         out = {k: v for k, v in self.accuracy.items()}
-        out["paper"] = {"per_response": self.paper[0] / 100, "per_dialog": self.paper[1] / 100}
+        out["paper"] = {"per_response": self.paper[0] / 100,
+                        "per_dialog": None if self.paper[1] is None else self.paper[1] / 100}
         if self.versus is not None:
             out["vs_rules"] = {"difference": self.difference, **self.versus.to_dict()}
         out["seconds"] = {"fit": round(self.fit_seconds, 3), "predict": round(self.predict_seconds, 3)}
