@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..learning.bags import embed, scatter
+from ..learning.bags import bags_of, scatter
 from ..learning.base import Learned
 from ..learning.text import Example
 
@@ -58,10 +58,7 @@ class SupervisedEmbeddings(Learned):
         return params
 
     def prepare(self, candidates: Sequence[str]) -> None:
-        ids = [self.vocab.ids(c) for c in candidates]
-        self.cand_ids = np.zeros((len(ids), max(1, max(len(i) for i in ids))), dtype=np.int64)
-        for row, words in enumerate(ids):
-            self.cand_ids[row, :len(words)] = words
+        self.cand_bags = bags_of(self.vocab, candidates)
 
     def encode(self, exs: Sequence[Example]) -> Encoded:
         bags = []
@@ -103,9 +100,10 @@ class SupervisedEmbeddings(Learned):
         if negatives is None:
             negatives = self.sample(n, rng)
         chosen = np.concatenate([batch.gold[:, None], negatives], axis=1)     # (n, 1 + N)
-        ids = self.cand_ids[chosen]                                            # (n, 1 + N, L)
+        bags = self.cand_bags.astype(A.dtype, copy=False)
+        Y = bags @ B                                                           # (C, d)
         x = batch.bag @ A                                                      # (n, d)
-        y = embed(B, ids)                                                      # (n, 1 + N, d)
+        y = Y[chosen]                                                          # (n, 1 + N, d)
         f = np.einsum("bd,bkd->bk", x, y)
         hinge = self.settings["margin"] - f[:, :1] + f[:, 1:]
         active = (hinge > 0).astype(A.dtype)
@@ -113,8 +111,9 @@ class SupervisedEmbeddings(Learned):
         df = np.concatenate([-active.sum(axis=1, keepdims=True), active], axis=1) / n
         dx = np.einsum("bk,bkd->bd", df, y)
         dy = df[:, :, None] * x[:, None, :]
-        dB = np.zeros_like(B)
-        scatter(dB, ids, dy)
+        dY = np.zeros((len(Y) + 1, Y.shape[1]), dtype=Y.dtype)
+        scatter(dY, chosen[:, :, None] + 1, dy)                                # rows from 1: scatter leaves 0 out
+        dB = bags.T @ dY[1:]
         dA = batch.bag.T @ dx
         if "B" not in p:
             dA += dB

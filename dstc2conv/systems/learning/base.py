@@ -15,7 +15,6 @@ from ...task6.candidates import distinct
 from ...task6.turns import BotTurn
 from ..interface import System
 from . import folder as model_folder
-from .bags import embed
 from .text import Example, History, Vocabulary, distinct_golds, examples, turn_texts
 from .training import Epoch, Schedule, fit, ranking
 
@@ -71,7 +70,7 @@ class Learned(System):
         the candidates change."""
         cache = self.__dict__.setdefault("_embedded", {})
         if table not in cache:
-            cache[table] = embed(self.params[table], self.cand_ids)
+            cache[table] = self.cand_bags @ self.params[table]
         return cache[table]
 
     def after_step(self) -> None:

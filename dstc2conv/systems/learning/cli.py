@@ -91,7 +91,7 @@ def _train(args, system_of, grid_of) -> int:
         seconds = time.perf_counter() - start
         system.trained_on = {"train": os.path.basename(args.train), "train_sha256": sha256_file(args.train),
                              "dev": os.path.basename(args.dev), "dev_sha256": sha256_file(args.dev),
-                             "dev_accuracy": round(accuracy, 6), "seconds": round(seconds, 1),
+                             "dev_accuracy": round(accuracy, 6),
                              **({"search": tried} if args.search else {})}
         system.save(args.model)
         note(f"{system.name}: dev {accuracy:.2%} per response (best epoch); model written to {args.model} "

@@ -28,11 +28,10 @@ class Epoch:
     epoch: int
     loss: float          # the mean training loss of the epoch
     dev: float           # dev accuracy after it
-    seconds: float       # since training began
+    seconds: float = 0.0  # since training began (not saved: a model's bytes do not depend on the time)
 
     def as_dict(self) -> dict:
-        return {"epoch": self.epoch, "loss": round(self.loss, 6), "dev": round(self.dev, 6),
-                "seconds": round(self.seconds, 1)}
+        return {"epoch": self.epoch, "loss": round(self.loss, 6), "dev": round(self.dev, 6)}
 
 
 class Optimizer:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..learning.bags import embed, scatter
+from ..learning.bags import bags_of, embed, scatter
 from ..learning.base import Learned
 from ..learning.text import BOT, USER, Example
 from ..learning.training import softmax
@@ -29,7 +29,8 @@ def time_word(recency: int) -> str:
 
 @dataclass(frozen=True)
 class Batch:
-    memory: np.ndarray        # (B, M, L) word ids: each slot's words, its time word and its speaker word; 0 pads
+    texts: np.ndarray         # (U, L) word ids of the distinct utterances in the batch's memories; 0 pads
+    slots: np.ndarray         # (B, M, 3) each slot's utterance (a row of texts), time word and speaker word
     mask: np.ndarray          # (B, M) bool: a slot there
     query: np.ndarray         # (B, Lq) word ids
     gold: np.ndarray | None   # (B,) candidate indices
@@ -38,7 +39,8 @@ class Batch:
 
 @dataclass
 class Encoded:
-    memory: list              # per example: a list of slots, each a list of word ids (time and speaker words included)
+    texts: np.ndarray         # (T, L) word ids of each distinct utterance (row 0: none)
+    memory: list              # per example: (slots, 3) its slots' utterance, time word and speaker word
     query: list               # per example: the query's word ids
     seen: np.ndarray | None   # (N, E)
 
@@ -55,10 +57,10 @@ class MemN2N(Learned):
         "init": 0.1,            # the initial weights' standard deviation
         "seed": 0,
         "epochs": 30,
-        "patience": 5,
-        "batch": 32,
+        "patience": 3,
+        "batch": 128,
         "optimizer": "adam",
-        "learning_rate": 0.001,
+        "learning_rate": 0.003,
         "clip": 40.0,
     }
 
@@ -82,10 +84,7 @@ class MemN2N(Learned):
     # -- candidates and match features
     def prepare(self, candidates: Sequence[str]) -> None:
         ids = [self.vocab.ids(c) for c in candidates]
-        width = max(1, max(len(i) for i in ids))
-        self.cand_ids = np.zeros((len(ids), width), dtype=np.int64)
-        for row, words in enumerate(ids):
-            self.cand_ids[row, :len(words)] = words
+        self.cand_bags = bags_of(self.vocab, candidates)            # (C, V) word counts
         if not self.settings["match"]:
             return
         entities = kb_entities()
@@ -109,6 +108,7 @@ class MemN2N(Learned):
     # -- examples
     def encode(self, exs: Sequence[Example]) -> Encoded:
         cache: dict[str, list[int]] = {}
+        rows: dict[str, int] = {"\0": 0}
         speaker = {USER: self.vocab.index(USER), BOT: self.vocab.index(BOT)}
         times = [self.vocab.index(time_word(i)) for i in range(1, self.settings["memory"] + 1)]
         size = self.settings["memory"]
@@ -116,15 +116,18 @@ class MemN2N(Learned):
         memory, query, seen_rows = [], [], []
         previous: tuple = ()
         seen: set[int] = set()
+
+        def ids(text):
+            found = cache.get(text)
+            if found is None:
+                found = cache[text] = self.vocab.ids(text)
+            return found
+
         for ex in exs:
-            def ids(text):
-                found = cache.get(text)
-                if found is None:
-                    found = cache[text] = self.vocab.ids(text)
-                return found
             slots = ex.history[-size:]
             n = len(slots)
-            memory.append([ids(text) + [times[n - 1 - j], speaker[who]] for j, (who, text) in enumerate(slots)])
+            memory.append(np.array([(rows.setdefault(text, len(rows)), times[n - 1 - j], speaker[who])
+                                    for j, (who, text) in enumerate(slots)], dtype=np.int64).reshape(-1, 3))
             query.append(ids(ex.user))
             if match:
                 h = ex.history
@@ -137,25 +140,28 @@ class MemN2N(Learned):
                 columns = self.entity_column[list(seen.union(ids(ex.user))) or [0]]
                 row[columns[columns >= 0]] = 1
                 seen_rows.append(row)
+        words = [ids(text) for text in rows]
+        words[0] = []
+        texts = np.zeros((len(words), max(1, max(len(w) for w in words))), dtype=np.int64)
+        for row, found in enumerate(words):
+            texts[row, :len(found)] = found
         seen_matrix = np.stack(seen_rows) if match and seen_rows else None
-        return Encoded(memory, query, seen_matrix)
+        return Encoded(texts, memory, query, seen_matrix)
 
     def batch(self, encoded: Encoded, indices: np.ndarray, gold: np.ndarray | None) -> Batch:
         mems = [encoded.memory[i] for i in indices]
         queries = [encoded.query[i] for i in indices]
-        m = max(1, max(len(x) for x in mems))
-        width = max(1, max((len(s) for x in mems for s in x), default=1))
-        memory = np.zeros((len(indices), m, width), dtype=np.int64)
-        mask = np.zeros((len(indices), m), dtype=bool)
-        for b, slots in enumerate(mems):
-            for j, words in enumerate(slots):
-                memory[b, j, :len(words)] = words
-            mask[b, :len(slots)] = True
+        slots = np.zeros((len(indices), max(1, max(len(x) for x in mems)), 3), dtype=np.int64)
+        for b, found in enumerate(mems):
+            slots[b, :len(found)] = found
+        mask = slots[:, :, 1] != 0
+        used, inverse = np.unique(slots[:, :, 0], return_inverse=True)
+        slots[:, :, 0] = inverse.reshape(slots.shape[:2])
         query = np.zeros((len(indices), max(1, max(len(q) for q in queries))), dtype=np.int64)
         for b, words in enumerate(queries):
             query[b, :len(words)] = words
         seen = encoded.seen[indices] if encoded.seen is not None else None
-        return Batch(memory, mask, query, gold, seen)
+        return Batch(encoded.texts[used], slots, mask, query, gold, seen)
 
     # -- the network
     def forward(self, batch: Batch, params: dict | None = None):
@@ -163,7 +169,8 @@ class MemN2N(Learned):
         instead of the model's own)."""
         p = params or self.params
         A, W, R = p["A"], p["W"], p["R"]
-        E = embed(A, batch.memory)                       # (B, M, d)
+        U = embed(A, batch.texts)                             # (U, d)
+        E = U[batch.slots[:, :, 0]] + A[batch.slots[:, :, 1]] + A[batch.slots[:, :, 2]]   # (B, M, d)
         q = embed(A, batch.query)                        # (B, d)
         qs, attention, reads = [q], [], []
         for _ in range(self.settings["hops"]):
@@ -176,7 +183,7 @@ class MemN2N(Learned):
             attention.append(a)
             reads.append(u)
             qs.append(q)
-        Y = embed(W, self.cand_ids) if params is not None else self.candidate_table("W")   # (C, d)
+        Y = self.cand_bags.astype(W.dtype, copy=False) @ W if params is not None else self.candidate_table("W")   # (C, d)
         logits = q @ Y.T
         G = None
         if self.settings["match"] and len(self.entries):
@@ -222,8 +229,12 @@ class MemN2N(Learned):
             ds = a * (da - (a * da).sum(axis=1, keepdims=True))
             dE += ds[:, :, None] * qh[:, None, :]
             dq = dq + np.einsum("bm,bmd->bd", ds, E)
-        scatter(dW, self.cand_ids, dY)
-        scatter(dA, batch.memory, dE)
+        dW += self.cand_bags.T.astype(W.dtype, copy=False) @ dY
+        dU = np.zeros((len(batch.texts) + 1, dE.shape[-1]), dtype=dE.dtype)
+        scatter(dU, batch.slots[:, :, :1] + 1, dE)          # rows from 1: scatter leaves id 0 out
+        scatter(dA, batch.texts, dU[1:])
+        scatter(dA, batch.slots[:, :, 1:2], dE)
+        scatter(dA, batch.slots[:, :, 2:], dE)
         scatter(dA, batch.query, dq)
         dA[0] = 0
         dW[0] = 0
