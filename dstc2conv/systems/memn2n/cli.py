@@ -8,7 +8,7 @@ from ...errors import Dstc2ConvError
 from ..learning.cli import add_commands, numpy_ready
 
 # The grid --search tries (docs/learned.md); the model's defaults are its best on the dev file.
-GRID = {"hops": (1, 3), "memory": (20, 50), "dimension": (32, 64)}
+GRID = {"hops": (1, 3), "memory": (20, 50)}
 
 
 def grid(args) -> list[dict]:

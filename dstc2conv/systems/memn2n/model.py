@@ -214,9 +214,7 @@ class MemN2N(Learned):
         if G is not None:
             c, t, j = self.entries.T
             dcontrib = dlogits[:, c] * batch.seen[:, j]       # (B, entries)
-            dG = np.zeros_like(G)
-            for k in range(len(TYPES)):
-                dG[:, k] = dcontrib[:, t == k].sum(axis=1)
+            dG = dcontrib @ (t[:, None] == np.arange(len(TYPES))).astype(G.dtype)   # (B, T)
             dq += dG @ W[self.type_ids]
             np.add.at(dW, self.type_ids, dG.T @ q)
         dE = np.zeros_like(E)
