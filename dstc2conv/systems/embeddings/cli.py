@@ -6,7 +6,7 @@ import itertools
 from ..learning.cli import add_commands
 
 # The grid --search tries (docs/learned.md); the model's defaults are its best on the dev file.
-GRID = {"tied": (False, True), "learning_rate": (0.01, 0.001), "negatives": (20, 100)}
+GRID = {"tied": (False, True), "negatives": (20, 100)}
 
 
 def grid(args) -> list[dict]:
