@@ -211,3 +211,13 @@ def test_library_errors(files):
         MemN2N().rank("hello", 1)
     with pytest.raises(TypeError):
         MemN2N(hopz=2)
+
+
+def test_the_command_line_loads_numpy_only_for_a_command_that_needs_it():
+    # so that the learned commands can set BLAS to one thread before numpy starts it
+    import subprocess
+    import sys
+
+    code = ("import sys; from dstc2conv.cli import build_parser; build_parser(); "
+            "from dstc2conv.systems import embeddings, memn2n; print('numpy' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
