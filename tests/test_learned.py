@@ -102,8 +102,8 @@ def test_embeddings_gradients_match_finite_differences(files, tied):
     _check(system, batch, lambda p: system.loss_grads(batch, None, params=p, negatives=negatives))
 
 
-@pytest.mark.parametrize("make", [lambda: MemN2N(learning_rate=0.005, **FAST),
-                                  lambda: MemN2N(match=True, learning_rate=0.005, **FAST),
+@pytest.mark.parametrize("make", [lambda: MemN2N(hops=2, learning_rate=0.005, **FAST),
+                                  lambda: MemN2N(match=True, hops=2, learning_rate=0.005, **FAST),
                                   lambda: SupervisedEmbeddings(learning_rate=0.01, negatives=10, **FAST)],
                          ids=["memn2n", "match", "embeddings"])
 def test_a_toy_task_that_needs_the_memory_is_learned(files, make):
@@ -193,8 +193,7 @@ def test_bad_inputs_are_one_line_and_exit_2(files, tmp_path, capsys):
 
 def test_explain_shows_the_attention_of_every_hop(files, tmp_path, capsys):
     model = str(tmp_path / "model")
-    assert run(["memn2n", "train", "--train", files["trn"], "--dev", files["dev"], "--model", model, "--quiet",
-                "--seed", "3"]) == 0
+    MemN2N(hops=3, seed=3).fit(read_turns(files["trn"]), read_turns(files["dev"])).save(model)
     assert run(["memn2n", "explain", "--model", model, "--data", files["tst"], "--dialog", "2", "--turn", "4"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[1].split()[:6] == ["hop", "1", "hop", "2", "hop", "3"]

@@ -46,7 +46,7 @@ def _explain(args) -> int:
     hops = attention.shape[0]
     out = sys.stdout
     print(f"dialog {args.dialog}, turn {args.turn} (line {dialog[args.turn - 1].line} of {args.data}), "
-          f"{system.name}, {hops} hops", file=out)
+          f"{system.name}, {hops} hop{'s' if hops > 1 else ''}", file=out)
     print("  ".join(f"hop {h + 1:<2}" for h in range(hops)) + "  memory", file=out)
     shown = len(slots) - len(example.history)
     if shown < 0:
