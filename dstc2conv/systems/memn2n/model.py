@@ -64,6 +64,14 @@ class MemN2N(Learned):
         "clip": 40.0,
     }
 
+    # with match=True, the defaults that differ (chosen on dev with the match features)
+    MATCH_SETTINGS = {"memory": 50}
+
+    def __init__(self, candidates: Sequence[str] | None = None, **settings):
+        if settings.get("match"):
+            settings = {**self.MATCH_SETTINGS, **settings}
+        super().__init__(candidates, **settings)
+
     @property
     def name(self) -> str:
         return "memn2n+match" if self.settings["match"] else "memn2n"
