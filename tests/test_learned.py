@@ -205,11 +205,26 @@ def test_explain_shows_the_attention_of_every_hop(files, tmp_path, capsys):
                                              "--dialog", "99", "--turn", "1"])
 
 
+def test_without_dev_data_every_epoch_runs_and_the_last_is_kept(files):
+    train = read_turns(files["trn"])
+    system = SupervisedEmbeddings(epochs=4, patience=1).fit(train)
+    assert [e.epoch for e in system.curve] == [1, 2, 3, 4]
+    again = SupervisedEmbeddings(epochs=5, patience=1)
+    again.fit(train)
+    assert not all(np.array_equal(system.params[k], again.params[k]) for k in system.params)
+
+
 def test_library_errors(files):
     with pytest.raises(Dstc2ConvError):
         MemN2N().rank("hello", 1)
     with pytest.raises(TypeError):
         MemN2N(hopz=2)
+
+
+def test_match_features_have_their_own_defaults_and_a_setting_given_wins():
+    assert MemN2N(match=True).settings == {**MemN2N.SETTINGS, **MemN2N.MATCH_SETTINGS, "match": True}
+    assert MemN2N(match=True, memory=7).settings["memory"] == 7
+    assert MemN2N().settings == MemN2N.SETTINGS
 
 
 def test_the_command_line_loads_numpy_only_for_a_command_that_needs_it():

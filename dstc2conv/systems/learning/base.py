@@ -105,9 +105,7 @@ class Learned(System):
             return self.loss_grads(self.batch(encoded, indices, gold[indices]), rng)
 
         def dev_accuracy():
-            if dev_encoded is None:
-                return 0.0
-            return self.accuracy(dev_encoded, dev_gold)
+            return None if dev_encoded is None else self.accuracy(dev_encoded, dev_gold)
 
         note(f"{self.name}: {len(train_exs)} training turns, {len(dev_exs)} dev turns, {len(self.vocab)} words, "
              f"{len(self.candidates)} candidates")

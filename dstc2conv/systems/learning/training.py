@@ -68,8 +68,9 @@ def fit(params: Params, n: int, step: Callable[[np.ndarray], tuple[float, Params
         dev_accuracy: Callable[[], float], schedule: Schedule, rng: np.random.Generator,
         label: str = "", after_step: Callable[[], None] | None = None) -> tuple[Params, list[Epoch]]:
     """Train ``params`` in place on ``n`` examples: ``step(indices)`` gives a minibatch's
-    loss and gradients; after each epoch ``dev_accuracy()`` is measured; returns the best
-    epoch's parameters (copies) and the curve."""
+    loss and gradients; after each epoch ``dev_accuracy()`` is measured (None: no dev
+    data, every epoch runs and the last is kept); returns the best epoch's parameters
+    (copies) and the curve."""
     optimizer = Optimizer(params, schedule)
     start = time.perf_counter()
     best, best_params, curve, waited = -1.0, {k: v.copy() for k, v in params.items()}, [], 0
@@ -84,11 +85,11 @@ def fit(params: Params, n: int, step: Callable[[np.ndarray], tuple[float, Params
             if after_step is not None:
                 after_step()
         accuracy = dev_accuracy()
-        curve.append(Epoch(epoch, total / max(n, 1), accuracy, time.perf_counter() - start))
-        note(f"{label}epoch {epoch}/{schedule.epochs}: loss {total / max(n, 1):.4f}, dev {accuracy:.2%}, "
-             f"{curve[-1].seconds:.1f} s")
-        if accuracy > best:
-            best, waited = accuracy, 0
+        curve.append(Epoch(epoch, total / max(n, 1), accuracy or 0.0, time.perf_counter() - start))
+        dev = "no dev data" if accuracy is None else f"dev {accuracy:.2%}"
+        note(f"{label}epoch {epoch}/{schedule.epochs}: loss {total / max(n, 1):.4f}, {dev}, {curve[-1].seconds:.1f} s")
+        if accuracy is None or accuracy > best:
+            best, waited = (accuracy or 0.0), 0
             best_params = {k: v.copy() for k, v in params.items()}
         else:
             waited += 1
