@@ -14,6 +14,7 @@ _NAMES = {
     "build": "api.functions", "compare": "api.functions",
     "load_rules": "api.functions", "predict": "api.functions", "rules_report": "api.functions",
     "score": "api.functions", "turns_table": "api.functions", "ScoreResult": "api.functions",
+    "system": "api.functions", "rank": "api.functions", "table2": "api.functions",
     "Dialog": "task6.format", "Exchange": "task6.format", "Context": "task6.format",
     "BotTurn": "task6.turns", "Prediction": "systems.rules.engine",
 }

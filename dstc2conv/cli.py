@@ -4,11 +4,15 @@ Exit codes: 0 success, 1 a comparison or check found differences/problems,
 2 bad input or usage (the message names the file, the line or turn, and what is wrong),
 141 (128 + SIGPIPE, as the shell reports a command stopped by a closed pipe) when the
 reader of the output went away early (``dstc2conv stats F | head -1``): no message.
+Stopped by a signal, a command cleans up, says so in one line and exits 128 + the
+signal's number, as the shell reports it: 130 (Ctrl-C, SIGINT), 143 (SIGTERM), 129
+(SIGHUP). A signal that comes once the command is done changes nothing.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 
 from .arguments import at_least
@@ -71,8 +75,17 @@ def _cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line, as every other error (exit code 2):
+    ``dstc2conv score: error: argument --bootstrap: -1: give 1 or more (dstc2conv score
+    --help lists the options)``; the subcommands' parsers are of this class too."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} ({self.prog} --help lists the options)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="dstc2conv",
         description="Rebuild bAbI dialog task 6 from the raw DSTC2 corpus; score rule and IR baselines on it.",
     )
@@ -132,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_compare)
 
     p = sub.add_parser("stats", help="the paper's Table 1 statistics for task-6 files")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("files", nargs="+", metavar="FILE", help="task-6 files (a column each)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_stats)
 
@@ -147,6 +160,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_embeddings_parser(sub)
     add_memn2n_parser(sub)
+    from .systems.cli import add_parser as add_table2_parser
+
+    add_table2_parser(sub)
     from .evaluate.score_cli import add_parser as add_score_parser
 
     add_score_parser(sub)
@@ -167,10 +183,60 @@ def run(argv: list[str] | None = None) -> int:
     except Dstc2ConvError as exc:
         print(f"dstc2conv: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        # outputs are written whole or not at all (a build's set, next build finishing it)
-        print("dstc2conv: interrupted: what was being written is left as it was", file=sys.stderr)
-        return 130
+    except (KeyboardInterrupt, Stopped) as exc:
+        return _stopped(exc)
+
+
+class Stopped(BaseException):
+    """Raised in the main thread by a signal that asks the command to stop (SIGTERM,
+    SIGHUP), as Ctrl-C raises KeyboardInterrupt: what was being written is cleaned up on
+    the way out."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+
+
+def _stopped(exc: BaseException) -> int:
+    """Say, in one line, that the command was stopped; its exit code, 128 + the signal's number."""
+    _ignore_signals()
+    signum = exc.signum if isinstance(exc, Stopped) else signal.SIGINT
+    what = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
+    # outputs are written whole or not at all (a build's set, next build finishing it)
+    print(f"dstc2conv: {what}: what was being written is left as it was", file=sys.stderr)
+    return 128 + signum
+
+
+def _on_signal(signum: int, frame) -> None:
+    _ignore_signals()    # the cleanup on the way out is not stopped halfway by a second signal
+    raise KeyboardInterrupt if signum == signal.SIGINT else Stopped(signum)
+
+
+def _handle_signals() -> None:
+    """SIGINT, SIGTERM and SIGHUP stop the command by an exception (cleaning up on the
+    way out), unless they were ignored when it started (``nohup``, a background job)."""
+    for name in STOP_SIGNALS:
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) is not signal.SIG_IGN:
+            signal.signal(number, _on_signal)
+
+
+def _ignore_signals() -> None:
+    if sys.platform == "win32" or not _in_main_thread():
+        return
+    for name in STOP_SIGNALS:
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) is _on_signal:
+            signal.signal(number, signal.SIG_IGN)
+
+
+def _in_main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 def _printable_paths() -> None:
@@ -186,9 +252,12 @@ BROKEN_PIPE = 141
 
 
 def main() -> None:
+    _handle_signals()
     try:
         code = run()
         sys.stdout.flush()  # here, not at exit, so that a closed pipe is caught
+    except (KeyboardInterrupt, Stopped) as exc:   # outside the command: parsing the arguments, the flush
+        code = _stopped(exc)
     except OSError as exc:
         # Point stdout at devnull, as the Python docs advise, so that the flush at exit
         # does not fail again. A reader that went away (`| head`) stops us quietly; any
@@ -199,4 +268,5 @@ def main() -> None:
         else:
             print(f"dstc2conv: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
             code = 2
+    _ignore_signals()   # the command is done: its exit code stands
     sys.exit(code)

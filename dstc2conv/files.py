@@ -7,6 +7,9 @@ same bound; anything else (``/dev/zero``, a socket) is refused before it is read
 Inside ``guarded()`` (the CLI runs every command in it) the identity of each regular
 file read is kept, and ``check_writable`` / ``write_text_atomic`` refuse to write over
 any of them: the same file by another name (a link, ``./x``) is the same file.
+A file of an output folder that a build stopped in while putting its files in place
+must have the SHA-256 the ``manifest.json`` beside it gives (``check_in_set``): a mixed
+set is refused, not read.
 """
 from __future__ import annotations
 
@@ -16,9 +19,10 @@ import json
 import os
 import stat
 import sys
+from collections.abc import Iterable
 
 from .errors import Dstc2ConvError
-from .limits import MAX_FILE, MB
+from .limits import MAX_FILE, MAX_LINES, MB
 
 _read: dict | None = None    # inside guarded(): (device, inode) -> {absolute path: path as given} it was read by
 _digests: dict = {}          # inside guarded(): absolute path -> SHA-256 of the bytes read from it
@@ -78,6 +82,8 @@ def read_bytes(path: str, what: str = "a file", limit: int = MAX_FILE, is_input:
             raise Dstc2ConvError(f"cannot read: {exc.strerror or exc}", path) from None
     if len(data) > limit:
         raise Dstc2ConvError(_too_big(limit), path)
+    if is_input and stat.S_ISREG(info.st_mode):
+        check_in_set(path, data)
     if is_input and _read is not None:
         _digests[os.path.abspath(path)] = hashlib.sha256(data).hexdigest()
         if stat.S_ISREG(info.st_mode):
@@ -85,6 +91,54 @@ def read_bytes(path: str, what: str = "a file", limit: int = MAX_FILE, is_input:
         else:
             _pipes[os.path.abspath(path)] = data
     return data
+
+
+SET_MANIFEST = "manifest.json"         # a build's list of its output set (``builder.manifest``)
+PENDING_BUILD = ".dstc2conv-build-"    # a build's own folder in its output folder (``builder.output_set``)
+
+
+def check_in_set(path: str, data: bytes) -> None:
+    """Dstc2ConvError if the file ``path`` (links followed), whose bytes are ``data``, is in
+    an output folder that a build was putting its files into when it stopped (its folder
+    with a COMMIT list is still there: ``builder.output_set``) and is not the file the
+    ``manifest.json`` there lists: files of two builds would be read as one set. A file of
+    a folder with no stopped build is read as it is (edited by hand, it is the user's)."""
+    real = os.path.realpath(path)
+    folder, name = os.path.split(real)
+    if name == SET_MANIFEST:
+        return
+    try:
+        pending = any(entry.startswith(PENDING_BUILD) and os.path.lexists(os.path.join(folder, entry, "COMMIT"))
+                      for entry in os.listdir(folder))
+    except OSError:
+        return
+    if not pending:
+        return
+    listed = _set_checksums(os.path.join(folder, SET_MANIFEST))
+    if name in listed and listed[name] != hashlib.sha256(data).hexdigest():
+        raise Dstc2ConvError(f"not the file {SET_MANIFEST} beside it lists: a build into "
+                             f"{os.path.dirname(path) or '.'} stopped while putting its files in place, leaving "
+                             "files of two builds; run the build again to finish it", path)
+
+
+def _set_checksums(manifest: str) -> dict:
+    """File name -> SHA-256 of a build's manifest (``{}``: none there, or not one of ours)."""
+    try:   # never blocks: a pipe named manifest.json is no manifest
+        fd = os.open(manifest, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return {}
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return {}
+            raw = fh.read(MAX_FILE + 1)
+        data = json.loads(raw)
+    except (OSError, ValueError, RecursionError):
+        return {}
+    checksums = data.get("checksums") if isinstance(data, dict) and data.get("tool") == "dstc2conv" else None
+    if not isinstance(checksums, dict):
+        return {}
+    return {k: v for k, v in checksums.items() if isinstance(v, str)}
 
 
 def remember_input(path: str, info: os.stat_result | None = None) -> None:
@@ -109,8 +163,10 @@ def read_text(path: str, what: str = "a file", limit: int = MAX_FILE, is_input: 
 
 def read_lines(path: str, what: str) -> list[str]:
     """The lines of a UTF-8 file (``read_text``), ending at ``\\n`` (a last line without one
-    counts), a byte-order mark at the start dropped."""
+    counts), a byte-order mark at the start dropped; more than ``limits.MAX_LINES`` is an error."""
     text = read_text(path, what)
+    if text.count("\n", 0, len(text) - 1) >= MAX_LINES:
+        raise Dstc2ConvError(f"more than {MAX_LINES:,} lines, more than {what} may have", path)
     if text.startswith("\ufeff"):
         text = text[1:]
     lines = text.split("\n")
@@ -197,12 +253,32 @@ def refuse_inputs(path: str, inputs: tuple = (), updates: bool = False) -> None:
                              path)
 
 
-def write_text_atomic(path: str, text: str, updates: bool = False) -> None:
-    """Write to a temporary file beside ``path``, then rename it over ``path``. A symbolic
-    link is followed (the file it names is replaced, the link stays); a path that is not a
-    regular file (``/dev/stdout``, a pipe) is written directly. A file read by this
-    command is not written over (``refuse_inputs``; ``updates``: but for ``path`` itself,
-    read to be rewritten)."""
+def refuse_special(path: str) -> None:
+    """Dstc2ConvError if the output ``path`` names a pipe, a socket or a block device: a
+    pipe would hold the command until some process reads it (forever, if none does); the
+    others are no place for a result. A character device (``/dev/null``, a terminal) is
+    written directly. Every output path of every command is checked so (``check_writable``,
+    ``write_text_atomic``)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return
+    if stat.S_ISFIFO(mode):
+        raise Dstc2ConvError("cannot write: it is a pipe, which would hold the command until some process "
+                             "reads it: give a file", path)
+    if stat.S_ISSOCK(mode) or stat.S_ISBLK(mode):
+        raise Dstc2ConvError(f"cannot write: it is {_kind(mode)}: give a file", path)
+
+
+def write_text_atomic(path: str, text: str | Iterable[str], updates: bool = False) -> None:
+    """Write to a temporary file beside ``path``, then rename it over ``path``; ``text`` may
+    be pieces, written as they come. A symbolic
+    link is followed (the file it names is replaced, the link stays); a character device
+    (``/dev/null``) is written directly; a pipe is refused (``refuse_special``). A file
+    read by this command is not written over (``refuse_inputs``; ``updates``: but for
+    ``path`` itself, read to be rewritten). Stopped at any point (an error, a signal),
+    it leaves ``path`` as it was and no temporary file."""
+    refuse_special(path)
     refuse_inputs(path, updates=updates)
     target = os.path.realpath(path)
     if os.path.exists(target) and not os.path.isfile(target):
@@ -210,25 +286,28 @@ def write_text_atomic(path: str, text: str, updates: bool = False) -> None:
             raise Dstc2ConvError("cannot write: it is a folder", path)
         try:
             with open(target, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
+                fh.writelines([text] if isinstance(text, str) else text)
         except OSError as exc:
             raise Dstc2ConvError(f"cannot write: {exc.strerror}", path) from None
         return
     temp = f"{target}.tmp-{os.getpid()}"
     try:
         with open(temp, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+            fh.writelines([text] if isinstance(text, str) else text)
         os.replace(temp, target)
-    except OSError as exc:
-        if os.path.exists(temp):
+    except BaseException as exc:
+        if os.path.lexists(temp):
             os.unlink(temp)
-        raise Dstc2ConvError(f"cannot write: {exc.strerror}", path) from None
+        if isinstance(exc, OSError):
+            raise Dstc2ConvError(f"cannot write: {exc.strerror}", path) from None
+        raise
 
 
 def check_writable(path: str, inputs: tuple = ()) -> None:
     """Raise Dstc2ConvError now, before any work, if ``path`` cannot be written: a folder,
     a file whose folder does not exist, or one of ``inputs`` or of the files read so far
-    (it would be overwritten)."""
+    (it would be overwritten), or a pipe (``refuse_special``)."""
+    refuse_special(path)
     refuse_inputs(path, inputs)
     target = os.path.realpath(path)
     if os.path.isdir(target):

@@ -16,8 +16,11 @@ from dstc2conv.systems.rules.check import find_problems
 from dstc2conv.systems.rules.conditions import (
     CONDITIONS,
     MIGRATIONS,
+    PROBE_SECONDS,
+    Budget,
     Env,
     Moved,
+    Site,
     conditions_table,
     migration,
     migrations_table,
@@ -91,8 +94,8 @@ EXAMPLES = {
 
 
 def _holds(name, value, setup) -> bool:
-    slow = Problem("rules.yaml", 1, "too slow")
-    compiled = CONDITIONS[name].kind.compile(name, value, PATTERNS, slow)
+    site = Site(Problem("rules.yaml", 1, "too slow"), Budget(PROBE_SECONDS))
+    compiled = CONDITIONS[name].kind.compile(name, value, PATTERNS, site)
     test = CONDITIONS[name].test(compiled, Env(frozenset(["thai"])))
     state = State()
     setup = dict(setup)

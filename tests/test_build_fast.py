@@ -243,3 +243,35 @@ def _fails_on(call, bad):
     if call.session in bad:
         raise ValueError(call.session)
     return call.session
+
+
+def test_one_kb_one_signature(tmp_path, capsys):
+    """A build with a KB file writes that file byte for byte: the manifest's SHA-256 is
+    the written file's, and a score signature's ``kb:`` is the same whichever copy scores.
+    A folder holding the same KB written sorted (as earlier builds wrote it) keeps its files."""
+    from dstc2conv.convert.kb import format_kb, read_kb
+    from dstc2conv.evaluate.entities import shipped_kb
+
+    out = tmp_path / "o"
+    build(BuildOptions(split="test", raw=(str(SAMPLE),), out=str(out), kb="shipped"))
+    kb = out / "dialog-babi-task6-dstc2-kb.txt"
+    assert kb.read_bytes() == open(shipped_kb(), "rb").read()
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["kb"]["sha256"] == manifest["checksums"][kb.name]
+    ref = out / "dialog-babi-task6-dstc2-tst.txt"
+    preds = tmp_path / "preds.txt"
+    preds.write_text("".join(line.split("\t")[1] + "\n" for line in ref.read_text().splitlines() if "\t" in line))
+    signatures = []
+    for extra in ([], ["--kb", shipped_kb()], ["--kb", str(kb)]):
+        assert run(["score", str(preds), str(ref), "--json", *extra]) == 0
+        signatures.append(json.loads(capsys.readouterr().out)["signature"])
+    assert len(set(signatures)) == 1 and f"|kb:{manifest['kb']['sha256'][:12]}|" in signatures[0]
+    # the same KB written sorted: the same KB, the test file stays; the KB file is rewritten as shipped
+    kb.write_text(format_kb(read_kb(shipped_kb())))
+    assert kb.read_bytes() != open(shipped_kb(), "rb").read()
+    build(BuildOptions(split="dev", raw=(str(SAMPLE),), out=str(out), kb="shipped"))
+    assert ref.is_file() and kb.read_bytes() == open(shipped_kb(), "rb").read()
+    # another KB's file: refused
+    kb.write_text(format_kb(read_kb(shipped_kb())).replace("R_cuisine italian", "R_cuisine thai", 1))
+    with pytest.raises(Dstc2ConvError, match="built with another KB"):
+        build(BuildOptions(split="dev", raw=(str(SAMPLE),), out=str(out), kb="shipped"))

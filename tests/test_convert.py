@@ -311,7 +311,10 @@ def test_build_with_no_data_uses_the_sample_and_says_so(tmp_path, capsys, monkey
     assert run(["build", "--split", "test", "--out", "o"]) == 0
     err = capsys.readouterr().err
     assert "building the small hand-written sample" in err and "its KB is built from its logs" in err
-    assert "result lines from a KB built from the logs of the 4 calls read" in err
+    # the sample's test flist names 3 calls (one of them also in the dev flist): its test file has 3 dialogs
+    assert "result lines from a KB built from the logs of the 4 calls read (5 restaurants): " \
+           f"{SAMPLE}: 1 train, 1 dev, 3 test (1 call in two flists or more, counted in each)\n" in err
+    assert "dialog-babi-task6-dstc2-tst.txt: 3 dialogs" in err
     assert (tmp_path / "o" / "dialog-babi-task6-dstc2-tst.txt").read_text() == (GOLDEN / "sample-tst.txt").read_text()
 
 

@@ -8,6 +8,7 @@ import random
 
 import pytest
 from conftest import GOLDEN, SAMPLE, TRAINDEV, need
+from official import deeppavlov_reader
 
 from dstc2conv.builder.pipeline import BuildOptions, build
 from dstc2conv.cli import run
@@ -18,6 +19,7 @@ from dstc2conv.dstc2.archive import read_source
 from dstc2conv.dstc2.ontology import Dstc2Ontology
 from dstc2conv.errors import Dstc2ConvError
 from dstc2conv.exports.deeppavlov import DB_FIELDS
+from dstc2conv.exports.deeppavlov import action as action_of
 from dstc2conv.exports.formats import EXPORTS, export_format
 from dstc2conv.exports.records import FEATURES, dialog_record
 from dstc2conv.task6.format import NO_RESULT, Context, Dialog, Exchange, Fact, read
@@ -156,25 +158,53 @@ def _same_as_task6(records: list[dict], dialogs: list[Dialog]) -> None:
 
 
 def _same_in_deeppavlov(dialogs: list[list[dict]], records: list[dict]) -> None:
+    """Each record's turns as DeepPavlov lines: a user line then a system line, but for
+    the answer to an api_call (no user line: the reader gives it the api_call's user line
+    with its db_result); one action per system line."""
     assert len(dialogs) == len(records)
     for lines, record in zip(dialogs, records):
-        assert [line["speaker"] for line in lines] == [1, 2] * len(record["turns"])
-        for (user, system), turn in zip(zip(lines[::2], lines[1::2]), record["turns"]):
-            assert set(user) == {"speaker", "text", "dialog_acts", "goals"} and user["text"] == turn["user"]
-            assert user["goals"] == {k: v for k, v in turn["goals"].items() if v is not None}
+        kinds = [t["kind"] for t in record["turns"]]
+        after_call = [False] + [k == "api_call" for k in kinds[:-1]]
+        assert [line["speaker"] for line in lines] == [s for a in after_call for s in ([2] if a else [1, 2])]
+        users = iter(line for line in lines if line["speaker"] == 1)
+        systems = iter(line for line in lines if line["speaker"] == 2)
+        for turn, follows_call in zip(record["turns"], after_call):
+            if follows_call:
+                assert turn["user"] == "<SILENCE>" and turn["user_turn"] is None
+            else:
+                user = next(users)
+                assert set(user) == {"speaker", "text", "dialog_acts", "goals"} and user["text"] == turn["user"]
+                assert user["goals"] == {k: v for k, v in turn["goals"].items() if v is not None}
+                for act in user["dialog_acts"]:
+                    assert set(act) == {"act", "slots"} and all(len(slot) == 2 for slot in act["slots"])
+            system = next(systems)
             assert system["text"] == turn["bot"]
-            for act in user["dialog_acts"] + system["dialog_acts"]:
-                assert set(act) == {"act", "slots"} and all(len(slot) == 2 for slot in act["slots"])
+            [action] = system["dialog_acts"]
+            assert set(action) == {"act", "slots"} and all(len(slot) == 2 for slot in action["slots"])
             if turn["kind"] == "api_call":
-                assert system["dialog_acts"][0]["act"] == "api_call"
+                assert action["act"] == "api_call"
                 best = max((r["rating"] for r in turn["results"]), default=None)
                 assert system["db_result"] == ({} if best is None else {
                     DB_FIELDS[k]: v for k, v in next(r for r in turn["results"] if r["rating"] == best).items()
                     if v is not None})
             else:
                 assert "db_result" not in system
-                assert system["dialog_acts"] == [{"act": a["act"], "slots": [[s["slot"], s["value"]] for s in a["slots"]]}
-                                                 for a in turn["system_acts"]]
+                if turn["kind"] == "closing":
+                    assert action == {"act": "bye", "slots": []}
+                else:
+                    assert action == action_of(turn["system_acts"])
+
+
+def test_the_acts_joined_by_hand():
+    acts = [{"act": "offer", "slots": [{"slot": "name", "value": "x"}]},
+            {"act": "inform", "slots": [{"slot": "food", "value": "thai"}]},
+            {"act": "inform", "slots": [{"slot": "area", "value": "west"}]}]
+    assert action_of(acts) == {"act": "inform_area+inform_food+offer_name",
+                               "slots": [["name", "x"], ["food", "thai"], ["area", "west"]]}
+    assert action_of([{"act": "request", "slots": [{"slot": "slot", "value": "food"}]}])["act"] == "request_food"
+    assert action_of([{"act": "select", "slots": [{"slot": "food", "value": "a"}]},
+                      {"act": "select", "slots": [{"slot": "food", "value": "b"}]}])["act"] == "select_food"
+    assert action_of([{"act": "welcomemsg", "slots": []}]) == {"act": "welcomemsg", "slots": []}
 
 
 @pytest.mark.parametrize("kb", [[], ["--kb", "logs"]])
@@ -185,6 +215,47 @@ def test_the_sample_exports_are_the_task6_files(tmp_path, kb):
         _same_as_task6(records, read(out / f"dialog-babi-task6-dstc2-{short}.txt"))
         _same_in_deeppavlov(_deeppavlov(out / f"dstc2-{dp}.jsonlist"), records)
         assert [r["id"] for r in records] == [f"{split}-{i}" for i in range(1, len(records) + 1)]
+
+
+def _what_the_model_gets(path, records: list[dict]) -> None:
+    """DeepPavlov's own reader (``official.deeppavlov_reader``) loads the file, and gives
+    the model, turn for turn, the task-6 exchanges: the user text (the api_call's again
+    after it, with the api_call's db_result: every result reaches the input), the bot
+    text and the system's acts joined into one action."""
+    dialogs = deeppavlov_reader()._read_from_file(str(path), dialogs=True)
+    assert len(dialogs) == len(records)
+    calls = given = 0
+    for pairs, record in zip(dialogs, records):
+        turns = record["turns"]
+        assert len(pairs) == len(turns)
+        for i, ((x, y), turn) in enumerate(zip(pairs, turns)):
+            before = turns[i - 1] if i else None
+            follows_call = before is not None and before["kind"] == "api_call"
+            assert x["text"] == (before["user"] if follows_call else turn["user"])
+            assert x.get("episode_done", False) == (i == 0)
+            if follows_call:
+                assert x["db_result"] == _db_result_of(before["results"])
+                given += 1
+            else:
+                assert "db_result" not in x
+            want = {"api_call": "api_call", "closing": "bye"}.get(turn["kind"])
+            assert y == {"text": turn["bot"], "act": want or action_of(turn["system_acts"])["act"]}
+            calls += turn["kind"] == "api_call"
+    assert given == calls   # no result lost
+
+
+def _db_result_of(results: list[dict]) -> dict:
+    if not results:
+        return {}
+    best = max(r["rating"] for r in results)
+    return {DB_FIELDS[k]: v for k, v in next(r for r in results if r["rating"] == best).items() if v is not None}
+
+
+@pytest.mark.parametrize("kb", [[], ["--kb", "logs"]])
+def test_the_sample_export_loads_with_deeppavlovs_reader(tmp_path, kb):
+    out = _export(tmp_path / "o", *kb)
+    for short, dp in (("dev", "val"), ("tst", "tst")):
+        _what_the_model_gets(out / f"dstc2-{dp}.jsonlist", _records(out / f"dialog-babi-task6-dstc2-{short}.jsonl"))
 
 
 def test_old_exports_are_removed_with_the_files_they_are_of(tmp_path, capsys):
@@ -268,6 +339,12 @@ def test_the_traindev_deeppavlov_export_reads_back(traindev_export):
     for short, dp in (("trn", "trn"), ("dev", "val")):
         records = _records(out / f"dialog-babi-task6-dstc2-{short}.jsonl")
         _same_in_deeppavlov(_deeppavlov(out / f"dstc2-{dp}.jsonlist"), records)
+
+
+def test_the_traindev_deeppavlov_export_loads_with_deeppavlovs_reader(traindev_export):
+    out = traindev_export
+    for short, dp in (("trn", "trn"), ("dev", "val")):
+        _what_the_model_gets(out / f"dstc2-{dp}.jsonlist", _records(out / f"dialog-babi-task6-dstc2-{short}.jsonl"))
 
 
 def test_the_docs_name_every_field_of_the_records():

@@ -8,6 +8,8 @@ import math
 import pytest
 
 from dstc2conv.cli import run
+from dstc2conv.systems.interface import predict
+from dstc2conv.systems.interface import run as run_system
 from dstc2conv.systems.ir import baselines as ir
 from dstc2conv.task6 import format as task6
 from dstc2conv.task6.turns import turns_of
@@ -70,32 +72,51 @@ def test_tfidf_tie_breaks_to_the_first_candidate():
     assert index.best(ir.words("Bye NOW")) == BYE        # lowercased
 
 
+def _tfidf(input=None, dev=None, candidates=(HELLO, CHEAP, EXPENSIVE, BYE)):
+    return ir.TfIdfMatch(candidates, input).fit([], dev)
+
+
+class _Inputs(ir.TfIdfMatch):
+    """Records the input it ranks at each turn."""
+
+    def rank(self, user, k):
+        self.seen.append(self.input_words(user))
+        return super().rank(user, k)
+
+
 def test_inputs_last_and_conversation_with_result_lines():
     turns = _turns("1 <SILENCE>\tHello .\n2 cheap\tapi_call cheap\n3 x R_price cheap\n4 ok\tx is cheap\n\n"
                    "1 bye\tbye\n\n")
-    assert list(ir.inputs(turns, "last")) == [["<silence>"], ["cheap"], ["ok"], ["bye"]]
-    assert list(ir.inputs(turns, "conversation")) == [
-        ["<silence>"],
-        ["<silence>", "hello", ".", "cheap"],
-        ["<silence>", "hello", ".", "cheap", "api_call", "cheap", "x", "r_price", "cheap", "ok"],
-        ["bye"],                                          # a new dialog starts afresh
+    every = ("<silence>", "hello", ".", "cheap", "api_call", "x", "r_price", "ok", "is", "bye", "unused")
+    seen = {}
+    for variant in ir.INPUTS:
+        system = _Inputs(every, variant).fit([])
+        system.seen = []
+        predict(system, turns)
+        seen[variant] = system.seen
+    assert seen["last"] == [{"<silence>": 1}, {"cheap": 1}, {"ok": 1}, {"bye": 1}]
+    assert seen["conversation"] == [
+        {"<silence>": 1},
+        {".": 1, "<silence>": 1, "cheap": 1, "hello": 1},
+        {".": 1, "<silence>": 1, "api_call": 1, "cheap": 3, "hello": 1, "ok": 1, "r_price": 1, "x": 1},
+        {"bye": 1},                                       # a new dialog starts afresh
     ]
 
 
 def test_variants_and_the_choice_on_dev():
-    index = ir.TfIdf((HELLO, CHEAP, EXPENSIVE, BYE))
     dev_last, dev_conversation = _turns(DEV_LAST), _turns(DEV_CONVERSATION)
-    assert ir.tfidf_predict(index, dev_last, "last") == [HELLO, EXPENSIVE]
-    assert ir.tfidf_predict(index, dev_last, "conversation") == [HELLO, HELLO]
-    assert ir.tfidf_predict(index, dev_conversation, "last") == [HELLO, EXPENSIVE, CHEAP]
-    assert ir.tfidf_predict(index, dev_conversation, "conversation") == [HELLO, EXPENSIVE, EXPENSIVE]
-    choice = ir.choose_input(index, dev_last)
-    assert choice.variant == "last"
-    assert (choice.dev["last"].correct, choice.dev["conversation"].correct) == (2, 1)
-    assert ir.choose_input(index, dev_conversation).variant == "conversation"
+    assert predict(_tfidf("last"), dev_last) == [HELLO, EXPENSIVE]
+    assert predict(_tfidf("conversation"), dev_last) == [HELLO, HELLO]
+    assert predict(_tfidf("last"), dev_conversation) == [HELLO, EXPENSIVE, CHEAP]
+    assert predict(_tfidf("conversation"), dev_conversation) == [HELLO, EXPENSIVE, EXPENSIVE]
+    chosen = _tfidf(dev=dev_last)
+    assert chosen.input_ == "last"
+    assert (chosen.dev_["last"]["correct"], chosen.dev_["conversation"]["correct"]) == (2, 1)
+    assert _tfidf(dev=dev_conversation).input_ == "conversation"
     # Both variants 2 of 3 right: a tie goes to the conversation.
     tied = _turns("1 <SILENCE>\thello\n2 expensive please\texpensive food here\n3 food\texpensive food here\n\n")
-    assert ir.choose_input(index, tied).variant == "conversation"
+    assert _tfidf(dev=tied).input_ == "conversation"
+    assert _tfidf().input_ == "conversation"              # no dev file: the conversation
 
 
 def test_train_candidates_distinct_in_order():
@@ -132,8 +153,8 @@ NN_DATA = """\
 
 
 def test_nearest_neighbor_by_hand():
-    index = ir.NearestNeighbor(_turns(NN_TRAIN))
-    assert ir.nn_predict(index, _turns(NN_DATA)) == [
+    index = ir.NearestNeighbor().fit(_turns(NN_TRAIN))
+    assert predict(index, _turns(NN_DATA)) == [
         "north cheap ok", "north cheap ok", "north cheap ok", "north ok", "hello"]
 
 
@@ -234,15 +255,15 @@ def test_cli_bad_data_names_the_file_and_line(tmp_path, capsys):
 
 def test_nn_rank_by_hand():
     # shared word types per pair (see NN_TRAIN); ties go to the pair first in the file
-    index = ir.NearestNeighbor(_turns(NN_TRAIN))
-    ranked = ir.nn_rank(index, _turns(NN_DATA), 3)
+    index = ir.NearestNeighbor().fit(_turns(NN_TRAIN))
+    ranked = run_system(index, _turns(NN_DATA), 3)
     assert ranked == [
         ("north cheap ok", "expensive ok", "cheap ok"),    # "cheap food": pair 2 (2), pairs 3, 4 (1)
         ("north cheap ok", "cheap ok", "hello"),           # "cheap": pairs 2, 4 (1), then pair 1 (0)
         ("north cheap ok", "north ok", "hello"),           # "in the north": pair 2 (3), pair 5 (2)
         ("north ok", "north cheap ok", "hello"),           # "The North please": pair 5 (3), pair 2 (2)
         ("hello", "north cheap ok", "expensive ok")]       # "hello there": nothing shared
-    assert [r[0] for r in ranked] == ir.nn_predict(index, _turns(NN_DATA))
+    assert [r[0] for r in ranked] == predict(index, _turns(NN_DATA))
 
 
 def test_cli_tfidf_rank_writes_json_lines_and_scores_hits_and_mrr(tmp_path, capsys):

@@ -66,7 +66,14 @@ PREDS = [
     "blue_door serves thai food",            # gold {blue_door, north}: TP 1 FP 1 (thai) FN 1; F1 1/2
     "blue_door_post_code is the post code",  # gold {blue_door, blue_door_post_code}: TP 1 FN 1; F1 2/3
 ]
-# TP 15, FP 5, FN 5. Mem2Seq: (2/3 + 2/3 + 1 + 1 + 0 + 1 + 1 + 1/2 + 2/3) / 9 = 13/18.
+# TP 15, FP 5, FN 5 (entity_micro, entity_recall).
+# Mem2Seq's entities are the KB file's only (not green_hut, nor red_lion_address), and its
+# false positives also its local words (dialog 1: thai, north, green_hut_phone, and green_hut
+# from the rating line; dialog 3: thai). Responses with KB entities: turn 2 [thai north
+# cheap] TP 2 FP 1 (south) FN 1, F1 2/3; turn 3 [north thai] TP 1 (thai) FP 2 (green_hut,
+# south) FN 1, F1 2/5; turns 7, 10 F1 1; turn 8 [red_lion] F1 0; turn 9 [red_lion] F1 1;
+# turn 11 [blue_door north] TP 1 FP 1 (thai) FN 1, F1 1/2; turn 12 [blue_door
+# blue_door_post_code] TP 1 FN 1, F1 2/3. Mean over 8: 157/240; recall 12/17.
 # Accuracy (strip): right 4 of 12 (turns 4, 6, 7, 10), no dialog all right.
 # api_call: 3 turns, 2 exact; cuisine 3/3, location 2/3, price 3/3.
 # Task success: dialog 1 fails (its api_call), dialog 2 fails (offers blue_door, not
@@ -105,13 +112,71 @@ def test_every_text_metric_by_hand(files):
                      "task_success")
     f = metrics.compute(_inputs(tmp=files), names).figures
     assert (f["accuracy"]["correct"], f["accuracy"]["responses"], f["accuracy"]["dialogs_correct"]) == (4, 12, 0)
-    assert f["entity_f1_mem2seq"]["f1"] == pytest.approx(13 / 18) and f["entity_f1_mem2seq"]["responses"] == 9
+    assert f["entity_f1_mem2seq"]["f1"] == pytest.approx(157 / 240) and f["entity_f1_mem2seq"]["responses"] == 8
+    assert (f["entity_f1_mem2seq"]["tp"], f["entity_f1_mem2seq"]["fn"]) == (12, 5)
+    assert f["entity_f1_mem2seq"]["recall"] == pytest.approx(12 / 17)
     assert (f["entity_micro"]["tp"], f["entity_micro"]["fp"], f["entity_micro"]["fn"]) == (15, 5, 5)
     assert f["entity_micro"]["precision"] == f["entity_micro"]["recall"] == f["entity_micro"]["f1"] == 0.75
     assert f["entity_recall"]["recall"] == 0.75
     assert f["api_call"] == {"accuracy": 2 / 3, "turns": 3, "correct": 2, "cuisine": 1.0, "location": 2 / 3,
                              "price": 1.0}
     assert f["task_success"] == {"success": 1 / 3, "dialogs": 3, "dialogs_successful": 1}
+
+
+# Where Mem2Seq's code (compute_prf, its task-6 loader) and our entities part, by hand.
+MEM2SEQ_REF = """\
+1 thai food\tapi_call thai north cheap
+2 green_hut R_cuisine thai
+3 green_hut R_location north
+4 <SILENCE>\tgreen_hut is a nice place in the north of town
+5 phone\tThe phone number of blue_door is blue_door_phone
+6 more\tblue_door blue_door north
+7 british\tapi_call british south cheap
+8 pink_pig R_cuisine british
+9 pink_pig R_rating 3
+10 <SILENCE>\tpink_pig is a nice place
+
+1 british\tapi_call british east cheap
+2 api_call no result
+3 <SILENCE>\tI'm sorry but there is no british restaurant in the east of town
+"""
+# Local words: dialog 1 thai, north (values), british, pink_pig (the name on its rating
+# line, not 3); green_hut is none (never on a rating line); dialog 2: result.
+MEM2SEQ_PREDS = [
+    "api_call thai north cheap pink_pig",    # [thai north cheap]: TP 3, FP 1 (pink_pig, a later line); F1 6/7
+    "red_lion is a nice place in the north of town",  # [north] (green_hut no KB entity): TP 1 FP 1; F1 2/3
+    "The phone number of blue_door is blue_door_phone green_hut",  # TP 2, green_hut no FP; F1 1
+    "blue_door",                             # [blue_door blue_door north]: TP 2 FN 1; F1 4/5
+    "api_call british south cheap",          # TP 3; F1 1
+    "pink_pig is a nice place",              # no KB entity in the gold: not counted
+    "api_call british east cheap",           # [british cheap]: TP 2; F1 1
+    "I'm sorry but there is no result for british food",  # [british]: TP 1, FP 1 (result); F1 2/3
+]
+# Mean over 7 responses: (6/7 + 2/3 + 1 + 4/5 + 1 + 1 + 2/3) / 7 = 629/735; recall 14/15.
+# Our own entities (seen so far, distinct, result lines' names too) give other counts.
+
+
+def test_mem2seq_entity_f1_as_its_code_computes_it(files):
+    turns = tuple(turns_of(task6.parse(MEM2SEQ_REF)))
+    kb = entities.read_entity_kb(str(files / "kb.txt"))
+    inputs = metrics.Inputs(turns, tuple(MEM2SEQ_PREDS), kb=kb)
+    scored = metrics.compute(inputs, ["entity_f1_mem2seq", "entity_micro"])
+    assert scored.stats["entity_f1_mem2seq"] == [(3, 1, 0, True), (1, 1, 0, True), (2, 0, 0, True), (2, 0, 1, True),
+                                                 (3, 0, 0, True), (0, 0, 0, False), (2, 0, 0, True), (1, 1, 0, True)]
+    f = scored.figures["entity_f1_mem2seq"]
+    assert f["f1"] == pytest.approx(629 / 735) and f["responses"] == 7
+    assert (f["tp"], f["fn"], f["recall"]) == (14, 1, pytest.approx(14 / 15))
+    # ours: pink_pig not seen yet, green_hut an entity, blue_door counted once, result no entity
+    assert scored.stats["entity_micro"][:4] == [(3, 0, 0, True), (1, 1, 1, True), (2, 1, 0, True), (1, 0, 1, True)]
+    assert scored.stats["entity_micro"][5] == (1, 0, 0, True) and scored.stats["entity_micro"][7] == (1, 0, 0, True)
+    assert metrics.METRICS["entity_f1_mem2seq"].columns((1, 2, 3, True)) == {"mem2seq_tp": 1, "mem2seq_fp": 2,
+                                                                               "mem2seq_fn": 3}
+
+
+def test_mem2seq_entity_list_is_every_name_and_value_of_the_kb_file(tmp_path):
+    (tmp_path / "kb.txt").write_text("1 blue_door R_cuisine thai\n1 blue_door R_rating 7\n")
+    kb = entities.read_entity_kb(str(tmp_path / "kb.txt"))
+    assert kb.listed == {"blue_door", "thai", "7"} and "7" not in kb.slots   # ratings: Mem2Seq's list only
 
 
 def test_entity_fps_come_from_result_lines_seen_so_far(files):
@@ -252,8 +317,11 @@ def test_dstc6_round_trip(files, capsys):
     assert samples.read_text() == (files / "again.json").read_text()        # seeded
     found = json.loads(samples.read_text())
     assert len(found) == 12 and found[0]["dialog_id"] == "1-1" and found[-1]["dialog_id"] == "3-3"
-    assert found[2]["utterances"][-1] == {"speaker": "u", "utterance": "<SILENCE>"}
-    assert {"speaker": "s", "utterance": "green_hut R_rating 7"} in found[2]["utterances"]
+    # turn 3 of dialog 1: hi, Hello, thai food, the api_call and its 4 result lines, <SILENCE>
+    assert found[2]["utterances"] == ["hi", "Hello", "thai food", "api_call thai north cheap",
+                                      "green_hut R_cuisine thai", "green_hut R_location north",
+                                      "green_hut R_phone green_hut_phone", "green_hut R_rating 7", "<SILENCE>"]
+    assert found[2]["speakers"] == ["u", "s", "u"] + ["s"] * 5 + ["u"]
     for s in found:
         ids = [c["candidate_id"] for c in s["candidates"]]
         assert len(set(ids)) == 3 and s["answer"]["candidate_id"] in ids
@@ -303,7 +371,7 @@ def test_default_metrics_and_the_signature(files, capsys, monkeypatch):
         "per-response accuracy  33.33%  (4/12)",
         "per-dialog accuracy    0.00%  (0/3)",
         lines[2],
-        "entity_f1_mem2seq      72.22%  (mean over 9 responses with entities)",
+        'entity_f1_mem2seq      65.42%  (mean over 8 responses with entities; recall 70.59%, 12/17: the paper-era "F1")',
         "entity_micro           75.00%  (precision 75.00%, recall 75.00%; TP 15, FP 5, FN 5)",
         "entity_recall          75.00%  (15/20)",
         "api_call               66.67%  (2/3); cuisine 100.00%, location 66.67%, price 100.00%",
@@ -385,6 +453,31 @@ def test_several_systems_on_the_published_dev_file_show_the_papers_figures(tmp_p
     assert "reported figures (Bordes & Weston 2017, Table 2, task 6, on the test file; not computed here):" in out
     assert "\nMemN2N                 41.1%         0.0%\n" in out
     assert "\nrule-based             33.3%         0.0%\n" in out
+
+
+def test_one_system_on_the_published_dev_file_says_so_and_shows_the_papers_figures(tmp_path, capsys):
+    ref = need(REFERENCE / "dialog-babi-task6-dstc2-dev.txt")
+    gold = tmp_path / "gold.txt"
+    gold.write_text("".join(t.gold.strip() + "\n" for t in read_turns(ref)))
+    for extra in ([], ["--compare", str(gold)]):
+        code, out, _ = _score(capsys, gold, ref, "--metrics", "accuracy", *extra)
+        assert code == 0 and out.startswith("per-response accuracy  100.00%  (4159/4159)\n")
+        assert "\nnote                   REF is the published task-6 dev file (dialog-babi-task6-dstc2-dev.txt)\n" in out
+        tail = out[out.index("reported figures (Bordes & Weston 2017, Table 2, task 6, on the test file; "
+                             "not computed here):"):]
+        assert "\nMemN2N                 41.1%         0.0%\n" in tail and tail.endswith("0.0%\n")
+    code, out, _ = _score(capsys, gold, ref, "--metrics", "accuracy", "--json")
+    got = json.loads(out)
+    assert got["published"] == "dialog-babi-task6-dstc2-dev.txt"
+    assert {"system": "MemN2N", "per_response": 41.1, "per_dialog": 0.0} in got["reported"]["systems"]
+    # any other file: no note, no reported figures
+    other = tmp_path / "ref.txt"
+    other.write_text(REF)
+    (tmp_path / "preds.txt").write_text("\n".join(PREDS) + "\n")
+    code, out, _ = _score(capsys, tmp_path / "preds.txt", other, "--metrics", "accuracy")
+    assert code == 0 and "note" not in out and "reported figures" not in out
+    code, out, _ = _score(capsys, tmp_path / "preds.txt", other, "--metrics", "accuracy", "--json")
+    assert "published" not in json.loads(out) and "reported" not in json.loads(out)
 
 
 def test_system_arguments(files, capsys):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from importlib import resources
 
 import pytest
@@ -363,3 +364,22 @@ def test_a_rule_file_changed_while_scored_is_not_kept(loop, monkeypatch):
     assert code == 0 and "per-response accuracy" in out
     assert err.endswith(f"dstc2conv: warning: the score is not kept for the next comparison: {loop.rules}: the "
                         "rule file changed while it was scored\n")
+
+
+class _ClosedPipe:
+    """stdout whose reader went away (``| head``): every write fails."""
+
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self):
+        pass
+
+
+def test_the_history_is_written_before_the_score_is_printed(loop, monkeypatch):
+    with monkeypatch.context() as patch, pytest.raises(BrokenPipeError):
+        patch.setattr(sys, "stdout", _ClosedPipe())
+        run(["rules", "score", "--rules", loop.rules, "--data", loop.data])
+    assert len(_index(loop.data)["entries"]) == 1
+    code, out, _ = loop(rules_text=EDIT)       # the next rescore has its baseline
+    assert code == 0 and _against(out)[0].startswith("against                last:")

@@ -229,12 +229,16 @@ def test_a_long_bad_line_is_quoted_cut_with_dots():
     assert _error("1 a short bad line\n").message == f"{NOT_A_LINE}: 'a short bad line'"
 
 
-def test_read_splits_lines_as_parse_does(tmp_path):
+def test_a_carriage_return_inside_a_line_is_named(tmp_path):
     text = GOOD.replace("i want cheap food", "i want\rcheap food")   # a lone carriage return
     path = tmp_path / "cr.txt"
     path.write_bytes(text.encode())
-    assert task6.read(path) == task6.parse(text)
-    assert task6.read(path)[0].lines[1] == Exchange("i want\rcheap food", "api_call R_cuisine R_location cheap")
+    err = _error(text)
+    assert (err.line, err.message) == (2, "a carriage return: a task-6 line holds no line break "
+                                          "but the LF that ends it, no byte-order mark and no lone surrogate")
+    with pytest.raises(Dstc2ConvError) as raised:
+        task6.read(path)
+    assert (raised.value.line, raised.value.message) == (err.line, err.message)
 
 
 @pytest.mark.parametrize("text", ["", "\n\n"])
@@ -262,3 +266,15 @@ def test_output_that_cannot_be_written_is_one_line(tmp_path):
 def test_a_line_number_in_other_digits_is_refused():
     with pytest.raises(Dstc2ConvError, match=r"^x.txt:1: expected '<number> <text>'"):
         task6.parse("\u0661 hi\tthere\n", "x.txt")
+
+
+def test_a_file_of_more_lines_than_the_limit_is_refused_at_the_first_line_past_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(task6, "MAX_LINES", 4)
+    assert len(task6.parse("1 a\tb\n2 c\td\n\n1 e\tf\n")) == 2     # 4 lines: the limit
+    err = _error("1 a\tb\n2 c\td\n\n1 e\tf\n\n")
+    assert (err.line, err.message) == (5, "more than 4 lines, more than a task-6 file may have")
+    path = tmp_path / "long.txt"
+    path.write_text("1 a\tb\n\n" * 3)
+    assert run(["stats", str(path)]) == 2
+    assert capsys.readouterr().err == (f"dstc2conv: error: {path}:5: more than 4 lines, more than a task-6 file "
+                                       "may have\n")

@@ -1,5 +1,6 @@
-"""Every pandas DataFrame the API returns is built here, and pandas is imported only here,
-when a table is asked for: the turns of a file (with predictions, their rule, whether
+"""Every pandas DataFrame the API returns is built here, and pandas (a dependency) is
+imported only here, when a table is asked for, so that importing the package or starting
+the command line does not wait for it: the turns of a file (with predictions, their rule, whether
 each is right and the per-turn metrics), a score by response kind and by dialog system,
 and the rules report's tables."""
 from __future__ import annotations
@@ -14,18 +15,6 @@ if TYPE_CHECKING:
     from ..systems.rules.report import Table
     from ..task6.turns import BotTurn
 
-INSTALL = "pip install 'dstc2conv[pandas]'"
-
-
-def pandas_module():
-    """pandas, or an ImportError that says how to install it."""
-    try:
-        import pandas
-    except ImportError:
-        raise ImportError(f"dstc2conv's tables are pandas DataFrames, and pandas is not installed: {INSTALL}") from None
-    return pandas
-
-
 def turns_frame(turns: Sequence[BotTurn], systems: Sequence[str] | None = None,
                 predictions: Sequence[str] | None = None, rules: Sequence[str | None] | None = None,
                 metrics: Mapping[str, Sequence[Any]] | None = None) -> pandas.DataFrame:
@@ -35,9 +24,10 @@ def turns_frame(turns: Sequence[BotTurn], systems: Sequence[str] | None = None,
     ``gold``; with ``predictions``: ``prediction``, ``rule`` (None: not the rule
     baseline's, or no rule answered) and one column per per-turn metric (``correct``
     first)."""
+    import pandas as pd
+
     from ..evaluate.response_kinds import kind_of
 
-    pd = pandas_module()
     def maybe(values) -> pandas.Series:   # None stays None (not NaN), also where every value is None
         return pd.Series(values, dtype="object")
 
@@ -61,7 +51,8 @@ def turns_frame(turns: Sequence[BotTurn], systems: Sequence[str] | None = None,
 def parts_frame(parts: Mapping[str, Score | Count], index: str) -> pandas.DataFrame:
     """A score's parts (by kind, by system), one row each, indexed by ``index``; the
     columns are the parts' fields as ``--json`` writes them."""
-    pd = pandas_module()
+    import pandas as pd
+
     rows = [{key: value for key, value in part.to_dict().items() if key != "signature"} for part in parts.values()]
     return pd.DataFrame(rows, index=pd.Index(list(parts), name=index))
 
@@ -69,5 +60,6 @@ def parts_frame(parts: Mapping[str, Score | Count], index: str) -> pandas.DataFr
 def report_frame(table: Table) -> pandas.DataFrame:
     """A rules report table (``baseline.report.Table``) as it is, its columns named as the
     CSV files name them; an accuracy without turns is missing (NaN)."""
-    pd = pandas_module()
+    import pandas as pd
+
     return pd.DataFrame([list(row) for row in table.rows], columns=list(table.columns))

@@ -21,8 +21,10 @@ if TYPE_CHECKING:
     from ..builder.pipeline import BuildResult
     from ..evaluate.fidelity import CompareReport
     from ..evaluate.metrics import Scored
+    from ..systems.interface import System
     from ..systems.rules.engine import Prediction
     from ..systems.rules.ruleset import RuleSet
+    from ..systems.table2 import Table2
     from ..task6.format import Dialog
     from ..task6.turns import BotTurn
 
@@ -41,10 +43,12 @@ def read(path: Path) -> list[Dialog]:
 def write(dialogs: Iterable[Dialog], path: Path) -> None:
     """Write dialogs as a task-6 file, whole or not at all (written beside, then renamed).
 
-    Every line is checked first, so that the file reads back as the same dialogs: no tab,
-    line break or byte-order mark in an utterance, context lines that are result facts
-    (``name R_attr value``) or ``api_call no result``, no dialog without lines. The error
-    names the line of the file that would have been written, and the dialog (from 1).
+    Every line is checked first, so that the file reads back as the same dialogs: no tab
+    in an utterance, and no character that ``read`` refuses (line breaks of any kind, a
+    byte-order mark, a lone surrogate: ``dstc2conv.task6.text``), context lines that are
+    result facts (``name R_attr value``) or ``api_call no result``, no dialog without
+    lines. The error names the line of the file that would have been written, the dialog
+    (from 1), and what ``read`` would say of it.
     """
     from ..files import write_text_atomic
     from ..task6.format import serialize
@@ -55,7 +59,8 @@ def write(dialogs: Iterable[Dialog], path: Path) -> None:
 
 
 def _check_dialogs(dialogs: list, path: str) -> None:
-    from ..task6.format import NO_RESULT, Context, Dialog, Exchange, Fact
+    from ..task6.format import NO_RESULT, Context, Dialog, Exchange, Fact, serialize_line, too_long
+    from ..task6.text import problem
 
     lineno = 0
     for number, dialog in enumerate(dialogs, 1):
@@ -63,20 +68,27 @@ def _check_dialogs(dialogs: list, path: str) -> None:
             raise TypeError(f"dialog {number} is a {type(dialog).__name__}, not a dstc2conv.Dialog")
         if not dialog.lines:
             raise Dstc2ConvError(f"dialog {number} has no lines", path, lineno + 1)
+        start = lineno
         for line in dialog.lines:
             lineno += 1
             if isinstance(line, Exchange):
                 for role, text in (("user", line.user), ("bot", line.bot)):
-                    bad = next((c for c in ("\t", "\n", "\r", "\ufeff") if c in text), None)
+                    bad = problem(text)
                     if bad is not None:
-                        raise Dstc2ConvError(f"dialog {number}: a {bad!r} in the {role} utterance {text[:60]!r}",
+                        raise Dstc2ConvError(f"dialog {number}, the {role} utterance {text[:60]!r}: {bad}",
                                              path, lineno)
             elif isinstance(line, Context):
+                bad = problem(line.text)
+                if bad is not None:
+                    raise Dstc2ConvError(f"dialog {number}, the context line {line.text[:60]!r}: {bad}", path, lineno)
                 if line.text != NO_RESULT and Fact.match(line.text) is None:
                     raise Dstc2ConvError(f"dialog {number}: a context line is neither a result fact "
                                          f"(name R_attr value) nor {NO_RESULT!r}: {line.text[:60]!r}", path, lineno)
             else:
                 raise TypeError(f"dialog {number}: a line is a {type(line).__name__}, not an Exchange or a Context")
+            bad = too_long(serialize_line(lineno - start, line)[:-1])
+            if bad is not None:
+                raise Dstc2ConvError(f"dialog {number}: {bad}", path, lineno)
         lineno += 1   # the empty line after the dialog
 
 
@@ -169,9 +181,8 @@ def rules_report(rules: RuleSet | Path, data: Path, *, top: int | None = None, b
     from ..systems.rules.engine import Compiled
     from ..systems.rules.engine import predict as run
     from ..systems.rules.report import tables
-    from .frames import pandas_module, report_frame
+    from .frames import report_frame
 
-    pandas_module()   # before the work: without pandas, say so at once
     if top is not None and top < 1:
         raise Dstc2ConvError(f"top={top}: give 1 or more, or None for every row")
     if manifest is not None and not by_system:
@@ -191,6 +202,42 @@ def rules_report(rules: RuleSet | Path, data: Path, *, top: int | None = None, b
     return {table.name: report_frame(table) for table in found}
 
 
+# ---------------------------------------------------------------- systems
+
+def system(name: str, candidates: Sequence[str] | None = None, **settings) -> System:
+    """A system of the registry by name (``rules``, ``tfidf``, ``nn``, and the learned
+    models when installed; ``dstc2conv table2 --help`` lists them), built with its
+    settings as keywords and, for one that ranks candidates, ``candidates``; not fitted:
+    ``system("tfidf", input="last").fit(turns(train))``."""
+    from ..systems.registry import build
+
+    return build(name, None if candidates is None else tuple(candidates), **settings)
+
+
+def rank(system: System, data: Path | Sequence[BotTurn], k: int = 1) -> list[tuple[str, ...]]:
+    """Every bot turn's ``k`` best responses by a fitted ``system``, best first, through
+    the one dialog loop (a new dialog resets the system; it is asked before it is shown
+    the turn's gold and results). ``data``: a task-6 file or its ``turns``."""
+    from ..systems.interface import run
+
+    if k < 1:
+        raise Dstc2ConvError(f"k={k}: give 1 or more")
+    return run(system, turns(data) if isinstance(data, (str, os.PathLike)) else list(data), k)
+
+
+def table2(train: Path, dev: Path, test: Path, *, candidates: Path | None = None,
+           systems: Sequence[str] | None = None, resamples: int = 1000, seed: int = 0) -> Table2:
+    """``dstc2conv table2``: every system (``systems``: their names; default all) fitted
+    on ``train`` with ``dev``, scored on ``test`` beside the paper's figure, compared
+    with the rules; ``to_dict()`` is the command's JSON."""
+    from ..systems.table2 import table2 as run_table2
+
+    if isinstance(systems, str):
+        raise TypeError("systems: give a list of names, e.g. ['rules', 'tfidf']")
+    return run_table2(os.fspath(train), os.fspath(dev), os.fspath(test),
+                      None if candidates is None else os.fspath(candidates), systems, resamples, seed)
+
+
 # ---------------------------------------------------------------- scoring
 
 @dataclass(frozen=True)
@@ -207,6 +254,7 @@ class ScoreResult:
     rules: tuple | None = field(repr=False)      # the rule of each prediction, for the rule baseline's
     systems: tuple | None = field(repr=False)    # each dialog's DSTC2 system, when a manifest names them
     scored: Scored = field(repr=False)           # each metric's statistics per turn
+    published: tuple | None = field(default=None, repr=False)   # (file name, split) of a published REF
 
     @property
     def per_response(self) -> float:
@@ -243,24 +291,26 @@ class ScoreResult:
         out = as_dict(self.figures, self.signature, None if systems is None else parts(systems))
         if "accuracy" in self.figures:
             out["by_kind"] = parts(by_kind(self.outcomes, self.turns))
+        if self.published:
+            from ..evaluate.published import as_dict as published_dict
+
+            out.update(published_dict(self.published))
         return out
 
     def by_kind(self) -> pandas.DataFrame:
         """Responses, correct ones and per-response accuracy per kind of gold response
         (indexed by kind, the kinds that occur in the registry's order)."""
         from ..evaluate.responses import by_kind
-        from .frames import pandas_module, parts_frame
+        from .frames import parts_frame
 
-        pandas_module()
         self._accuracy()
         return parts_frame(by_kind(self.outcomes, self.turns), "kind")
 
     def by_system(self) -> pandas.DataFrame:
         """Accuracy per DSTC2 dialog system (indexed by system, in name order); an error
         when no manifest names the systems."""
-        from .frames import pandas_module, parts_frame
+        from .frames import parts_frame
 
-        pandas_module()
         systems = self._by_system()
         if systems is None:
             raise Dstc2ConvError("no manifest names the dialog systems of the file: give score(..., manifest=) "
@@ -271,9 +321,8 @@ class ScoreResult:
         """One row per bot turn: dialog, turn, line, system, kind, user, gold, prediction,
         rule, correct, then the per-turn columns of the other metrics scored (as
         ``dstc2conv score --turns`` writes them)."""
-        from .frames import pandas_module, turns_frame
+        from .frames import turns_frame
 
-        pandas_module()
         columns: dict[str, list] = {"correct": list(self.outcomes)}
         for i in range(len(self.turns)):
             for name, value in self.scored.turn_columns(i).items():
@@ -298,6 +347,7 @@ def score(predictions: Path | Sequence[str] | Sequence[Prediction], ref: Path, *
     from ..evaluate import metrics as m
     from ..evaluate import responses as r
     from ..evaluate.entities import find_kb
+    from ..evaluate.published import published
     from ..evaluate.sessions import read_sessions
     from ..files import sha256_file
     from ..systems.rules.engine import Prediction
@@ -327,17 +377,18 @@ def score(predictions: Path | Sequence[str] | Sequence[Prediction], ref: Path, *
     entity_kb = find_kb(kb, ref, sessions)
     names = m.choose(None if metrics is None else ",".join(metrics), "text", entity_kb is not None)
     scored = m.compute(m.Inputs(tuple(bot_turns), texts, "text", None, match, entity_kb), names)
-    return ScoreResult(ref, m.signature(sha256_file(ref), [], scored.inputs, names), scored.figures,
-                       tuple(bot_turns), texts, rules, None if sessions is None else sessions.systems, scored)
+    data_sha = sha256_file(ref)
+    return ScoreResult(ref, m.signature(data_sha, [], scored.inputs, names), scored.figures,
+                       tuple(bot_turns), texts, rules, None if sessions is None else sessions.systems, scored,
+                       published(data_sha))
 
 
 def turns_table(data: Path, *, manifest: Path | None = None) -> pandas.DataFrame:
     """The bot turns of a task-6 file as a DataFrame, one row each: dialog, turn (both from
     1), line, system (None without a manifest), kind (of the gold response), user, gold.
     With predictions: ``score(...).turns_table()``."""
-    from .frames import pandas_module, turns_frame
+    from .frames import turns_frame
 
-    pandas_module()
     _, bot_turns, systems = _read_with_systems(data, manifest)
     return turns_frame(bot_turns, systems)
 

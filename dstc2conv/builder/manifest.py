@@ -79,6 +79,14 @@ class ExportEntry:
 
 
 @dataclass(frozen=True)
+class CandidatesEntry:
+    """The candidates file of the set: the splits whose bot utterances it holds, and how many."""
+    file: str
+    splits: tuple[str, ...]
+    utterances: int
+
+
+@dataclass(frozen=True)
 class Manifest:
     settings: Settings = field(default_factory=Settings)
     kb: KbUse | None = None
@@ -86,6 +94,7 @@ class Manifest:
     files: dict[str, FileEntry] = field(default_factory=dict)       # file name -> entry, sorted
     checksums: dict[str, str] = field(default_factory=dict)         # file name -> SHA-256 of its text
     exports: dict[str, ExportEntry] | None = None                   # export file name -> entry; None: no --export
+    candidates: CandidatesEntry | None = None                       # absent from manifests before 0.2
 
     def to_json(self) -> str:
         s = self.settings
@@ -105,6 +114,9 @@ class Manifest:
         if self.exports is not None:
             data["exports"] = {name: {"format": e.format, "split": e.split, "dialogs": e.dialogs}
                                for name, e in self.exports.items()}
+        if self.candidates is not None:
+            c = self.candidates
+            data["candidates"] = {"file": c.file, "splits": list(c.splits), "utterances": c.utterances}
         data["checksums"] = dict(self.checksums)
         return json.dumps(data, indent=2) + "\n"
 
@@ -154,7 +166,11 @@ class Manifest:
                 exports = {name: ExportEntry(e["format"], e["split"], e["dialogs"]) for name, e in exports.items()}
             except (KeyError, TypeError):
                 raise read.error("exports", "file name -> format, split and dialogs") from None
-        return cls(settings, kb, inputs, files, dict(checksums), exports)
+        candidates = read.of(data, "candidates", dict)
+        if candidates is not None:
+            candidates = CandidatesEntry(read.of(candidates, "file", str), tuple(read.strings(candidates, "splits")),
+                                         read.of(candidates, "utterances", int))
+        return cls(settings, kb, inputs, files, dict(checksums), exports, candidates)
 
     @classmethod
     def read(cls, path: str) -> Manifest:

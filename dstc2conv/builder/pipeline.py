@@ -17,7 +17,7 @@ import random
 from dataclasses import dataclass
 
 from ..convert.dialogs import convert_call
-from ..convert.kb import KB, format_kb, kb_from_acts, read_kb
+from ..convert.kb import KB, format_kb, kb_file_text, kb_from_acts, parse_kb, read_kb
 from ..convert.lexicon import kb_ontology, make_lexicon
 from ..dstc2.calls import Call
 from ..dstc2.inputs import DEFAULT_RAW_DIR, Inputs, default_sources, downloads_in, gather
@@ -27,9 +27,10 @@ from ..errors import Dstc2ConvError
 from ..exports.formats import EXPORTS, export_dialog, export_format
 from ..files import sha256_file
 from ..reporter import note, progress, stopwatch
-from ..task6.format import Dialog, Exchange, read, serialize_dialog
+from ..task6.candidates import format_candidates
+from ..task6.format import Dialog, Exchange, dialog_problem, read, serialize_dialog
 from ..version import __version__
-from .manifest import MANIFEST, ExportEntry, FileEntry, InputUse, KbUse, Manifest, Settings, SplitInput
+from .manifest import MANIFEST, CandidatesEntry, ExportEntry, FileEntry, InputUse, KbUse, Manifest, Settings, SplitInput
 from .output_set import OutputFolder
 from .partition import Dealt, Partition, partition_named
 
@@ -130,7 +131,7 @@ def _offers(call: Call) -> tuple[set, list]:
 def candidates(dialogs: list[Dialog], bots=()) -> str:
     """Every distinct bot utterance of ``dialogs`` and ``bots``, sorted, each line prefixed ``1 ``."""
     every = set(bots) | {line.bot for d in dialogs for line in d.lines if isinstance(line, Exchange)}
-    return "".join(f"1 {bot}\n" for bot in sorted(every))
+    return format_candidates(every, CANDIDATES)
 
 
 def _sha256_folder(path: str) -> str:
@@ -225,7 +226,13 @@ def files_to_keep(folder: OutputFolder, settings: Settings, kb_text: str | None,
 def _same_kb(folder: OutputFolder, manifest: Manifest, kb_text: str | None) -> bool:
     if kb_text is None:
         return manifest.kb is not None and manifest.kb.source == KB_FROM_LOGS
-    return folder.existing(KB_FILE) == kb_text
+    existing = folder.existing(KB_FILE)
+    if existing is None or existing == kb_text:
+        return existing is not None
+    try:   # the same facts written otherwise (earlier builds wrote every KB sorted, format_kb)
+        return format_kb(parse_kb(existing, KB_FILE)) == format_kb(parse_kb(kb_text, KB_FILE))
+    except Dstc2ConvError:
+        return False
 
 
 def _show_kb(kb: KbUse | None) -> str:
@@ -298,7 +305,7 @@ def _build(options: BuildOptions) -> BuildResult:
     file_kb = None if kb_path is None else read_kb(kb_path)
     exports = tuple(dict.fromkeys(options.exports))
     with OutputFolder(options.out) as folder:
-        check_folder(folder, settings, None if file_kb is None else format_kb(file_kb), splits, partition.pooled,
+        check_folder(folder, settings, None if file_kb is None else kb_file_text(file_kb), splits, partition.pooled,
                      options.replace)
         # A random partition deals out every call given; a KB built from the logs reads them all.
         # The exports read what the system heard too (the ASR hypotheses).
@@ -310,13 +317,13 @@ def _build(options: BuildOptions) -> BuildResult:
             ontology = _ontology(inputs, kb)
             checksum = {path: input_checksum(path) for path, taken in inputs.used if taken}
             entries = _entries(inputs, partition, dealt, checksum)
-            kb_text = format_kb(kb)
-            keep, old_inputs, remove = files_to_keep(folder, settings, kb_text, entries, partition.pooled,
+            written_kb = kb_file_text(kb)
+            keep, old_inputs, remove = files_to_keep(folder, settings, written_kb, entries, partition.pooled,
                                                      options.replace)
             files, bots = _convert(inputs.calls, ontology, dealt, kb, options.seed,
                                    asr=options.user == "asr", exports=exports)
             remove += _old_exports(folder, files)
-            manifest = _assemble(files, bots, folder, settings, kb, kb_text, inputs, checksum, entries, keep,
+            manifest = _assemble(files, bots, folder, settings, kb, written_kb, inputs, checksum, entries, keep,
                                  old_inputs, _export_entries(files, dealt) if exports else None)
             progress("writing")
             written = folder.commit(files, remove)
@@ -348,10 +355,25 @@ def _kb(options: BuildOptions, inputs: Inputs, from_raw_dir: bool, is_sample: bo
     kb_calls = _kb_calls(inputs) if kb.source == KB_FROM_LOGS else None
     note(_kb_note(kb) if kb_calls is None else
         f"result lines from a KB built from the logs of the {len(inputs.calls)} calls read "
-        f"({len(kb.restaurants)} restaurants): " + "; ".join(
-            f"{path}: " + ", ".join(f"{n} {flist}" for flist, n in counts.items())
-            for path, counts in kb_calls.items()))
+        f"({len(kb.restaurants)} restaurants): " + "; ".join(_named_by_flists(inputs)))
     return kb
+
+
+def _named_by_flists(inputs: Inputs) -> list[str]:
+    """Per input, how many of its calls each DSTC2 flist names (``other``: none), saying
+    how many are named by more than one (then counted in each, as the splits take them)."""
+    named = {name: set(inputs.flists.get(name, ())) for name in FLIST_ORDER[:-1]}
+    out = []
+    for source in inputs.sources:
+        if not source.calls:
+            continue
+        counts = {name: sum(1 for c in source.calls if c in sessions) for name, sessions in named.items()}
+        counts["other"] = sum(1 for c in source.calls if not any(c in sessions for sessions in named.values()))
+        shared = sum(1 for c in source.calls if sum(c in sessions for sessions in named.values()) > 1)
+        text = f"{source.path}: " + ", ".join(f"{n} {name}" for name, n in counts.items() if n)
+        out.append(text + (f" ({shared} {'call' if shared == 1 else 'calls'} in two flists or more, "
+                           "counted in each)" if shared else ""))
+    return out
 
 
 def _kb_note(kb: KB) -> str:
@@ -417,6 +439,11 @@ def _assemble(files: dict[str, str], bots: set[str], folder: OutputFolder, setti
     files[KB_FILE] = kb_text
     every = {**files, **{name: folder.existing(name) for name in keep}}
     listed = {**keep, **entries}
+    held = CandidatesEntry(CANDIDATES, tuple(s for s in FILE_OF_SPLIT if any(e.split == s for e in listed.values())),
+                           files[CANDIDATES].count("\n"))
+    note(f"{CANDIDATES}: the {held.utterances} distinct bot utterances of {', '.join(held.splits) or 'no split'}"
+         + ("" if "train" in held.splits else " (not of the training split: the paper's candidates, every bot "
+                                               "utterance of train, dev and test, come of dstc2conv build --split all)"))
     manifest = Manifest(
         settings,
         _kb_use(kb, inputs),
@@ -424,6 +451,7 @@ def _assemble(files: dict[str, str], bots: set[str], folder: OutputFolder, setti
         {name: listed[name] for name in sorted(listed)},
         {name: _sha256_text(every[name]) for name in sorted(every)},
         exports,
+        held,
     )
     files[MANIFEST] = manifest.to_json()
     return manifest
@@ -503,6 +531,10 @@ def _convert_call(call: Call, kb: KB, lexicon, seed: int, asr: bool, exports: tu
         raise
     except Exception as exc:
         raise Dstc2ConvError(f"cannot convert call {call.session}: {type(exc).__name__}: {exc}", call.source) from None
+    bad = dialog_problem(dialog)   # what the task-6 reader would refuse (the converter cleans the texts)
+    if bad is not None:
+        raise Dstc2ConvError(f"cannot convert call {call.session!r}: line {bad[0] + 1} of its dialog: {bad[1]}",
+                             call.source)
     return serialize_dialog(dialog), [line.bot for line in dialog.lines if isinstance(line, Exchange)], exported
 
 

@@ -1,7 +1,8 @@
 """Turn one DSTC2 call into one task-6 dialog.
 
 The steps, in order (each is a small function below):
-1. clean the user's transcriptions and the system's transcripts (delexicalise names,
+1. clean the user's transcriptions and the system's transcripts (``task6.text.clean``:
+   one space between words, no control or format character; delexicalise names,
    phones, addresses and postcodes; underscore multiword values);
 2. pair each system turn with the user turn before it, dropping repeated system turns;
 3. at each turn where the system offers a KB restaurant or says it cannot help with two or
@@ -19,6 +20,7 @@ import re
 
 from ..dstc2.calls import Call, CallTurn
 from ..task6.format import NO_RESULT, SILENCE, Context, Dialog, Exchange
+from ..task6.text import clean
 from ..task6.vocabulary import DETAIL_BY_DSTC2, PLACEHOLDERS
 from .apicall import plan_calls, shown_offer
 from .kb import KB, Restaurant, underscore
@@ -41,7 +43,7 @@ def clean_user(text: str, lexicon: Lexicon) -> str:
 
 
 def _clean_user(text: str, lexicon: Lexicon) -> str:
-    words = [w for w in text.lower().split() if w not in USER_FILLERS]
+    words = [w for w in clean(text).lower().split() if w not in USER_FILLERS]
     if not words:
         return SILENCE
     words = [w for w in words if w not in USER_LATE_FILLERS]
@@ -57,7 +59,7 @@ def clean_system(turn: CallTurn, lexicon: Lexicon) -> str:
 
 
 def _clean_system(turn: CallTurn, lexicon: Lexicon) -> str:
-    text = " ".join(turn.system.split())
+    text = clean(turn.system)
     acts = turn.system_acts
     if any(a.act == "welcomemsg" for a in acts):
         text = text.replace("system?", "system .")

@@ -9,13 +9,14 @@ from __future__ import annotations
 import io
 import os
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterable
 
 from ..errors import Dstc2ConvError
 from ..files import read_text
 from ..task6.format import Fact
+from ..task6.text import clean, problem
 from ..task6.vocabulary import ATTRIBUTES, DETAILS, DONTCARE, PLACEHOLDERS, RATING, SLOT_BY_DSTC2, SLOTS
 
 
@@ -35,6 +36,7 @@ class Restaurant:
 class KB:
     restaurants: tuple[Restaurant, ...]   # sorted by name
     source: str                           # a file path, or "logs"
+    text: str | None = field(default=None, repr=False, compare=False)   # a KB file's text, exactly as read
 
     @cached_property
     def _by_name(self) -> dict[str, Restaurant]:
@@ -65,7 +67,9 @@ class KB:
 
 
 def underscore(text: str) -> str:
-    return "_".join(text.split())
+    """A name or value as task-6 lines write it: its words joined by underscores (and
+    cleaned as the converter cleans utterances: ``task6.text.clean``)."""
+    return clean(text).replace(" ", "_")
 
 
 def _make(name: str, facts: dict[str, str]) -> Restaurant:
@@ -75,15 +79,23 @@ def _make(name: str, facts: dict[str, str]) -> Restaurant:
 def read_kb(path: str | os.PathLike) -> KB:
     """Read a KB file in the published format; errors name the file and line."""
     path = os.fspath(path)
-    facts: dict[str, dict[str, str]] = {}
     try:
         text = read_text(path, "a KB file")
     except Dstc2ConvError as exc:
         raise Dstc2ConvError(exc.message.replace("cannot read:", "cannot read the KB file:"), path) from None
+    return parse_kb(text, path)
+
+
+def parse_kb(text: str, path: str) -> KB:
+    """The KB of a KB file's ``text`` (read from ``path``, which errors name with the line)."""
+    facts: dict[str, dict[str, str]] = {}
     for lineno, line in enumerate(io.StringIO(text, newline=None), 1):   # lines as a text file has them
         if not line.strip():
             continue
         number, *rest = line.split()
+        bad = problem(" ".join(rest))    # what would make the result lines unreadable
+        if bad is not None:
+            raise Dstc2ConvError(bad, path, lineno)
         fact = Fact.match(" ".join(rest)) if number.isascii() and number.isdigit() else None
         if fact is None or fact.attribute not in ATTRIBUTES + (RATING,):
             raise Dstc2ConvError(
@@ -92,7 +104,7 @@ def read_kb(path: str | os.PathLike) -> KB:
             facts.setdefault(fact.name, {})[fact.attribute] = fact.value
     if not facts:
         raise Dstc2ConvError("the KB file has no facts", path)
-    return KB(tuple(_make(n, facts[n]) for n in sorted(facts)), path)
+    return KB(tuple(_make(n, facts[n]) for n in sorted(facts)), path, text)
 
 
 def kb_from_acts(names: Iterable[str], offers: Iterable[tuple[str, str, str]]) -> KB:
@@ -119,4 +131,12 @@ def kb_from_acts(names: Iterable[str], offers: Iterable[tuple[str, str, str]]) -
 
 
 def format_kb(kb: KB) -> str:
+    """The KB in the published format, sorted by name (the facts of each restaurant in
+    ATTRIBUTES order)."""
     return "".join(f"1 {r.name} {a} {v}\n" for r in kb.restaurants for a, v in r.attrs)
+
+
+def kb_file_text(kb: KB) -> str:
+    """The KB file a build writes: a KB file's text byte for byte (so that its SHA-256,
+    and a score signature's ``kb:``, are the file's), else ``format_kb``."""
+    return kb.text if kb.text is not None else format_kb(kb)

@@ -17,7 +17,7 @@ from ..errors import Dstc2ConvError
 from ..files import read_bytes
 from ..limits import MAX_MEMBER
 from .calls import Call, decode_json, parse_call
-from .members import MemberCheck, check_tarball, drain, skip, tar_mode
+from .members import CheckedHeader, MemberCheck, TarDamage, check_tarball, decompressed, drain, end_of_archive, skip, tar_mode
 from .workers import Calls, start_workers
 
 FLISTS = {"train": "dstc2_train.flist", "dev": "dstc2_dev.flist", "test": "dstc2_test.flist"}
@@ -164,9 +164,11 @@ def _plain_members(path: str, used=_used_member):
     """(name, bytes) of each regular file of a gzipped or uncompressed tarball that is
     ``used``, in order, read as tarfile reads them, only faster: ``_gunzip``, and a tar
     reader that knows only files, folders and pax headers. Anything else (bzip2, xz, GNU
-    long names, links, a bad checksum, a truncated tarball) raises _NotPlain before or as
-    it is met. The other members are read past, holding nothing; the stream is read to its
-    end (its CRC checked). A member that fails ``MemberCheck`` raises Dstc2ConvError."""
+    long names, links, a bad checksum, a truncated tarball, a pax header past the member
+    limit) raises _NotPlain before or as it is met, holding nothing. The other members are
+    read past, holding nothing; the stream is read to its end (its CRC checked), nothing
+    but zeros after the archive's end. A member that fails ``MemberCheck`` raises
+    Dstc2ConvError."""
     check = MemberCheck(path)
     try:
         with open(path, "rb") as fh:
@@ -176,11 +178,13 @@ def _plain_members(path: str, used=_used_member):
             first, pax = True, None
             while True:
                 header = read(512)
-                if len(header) < 512 or not header.strip(b"\0"):
-                    if first or pax is not None:
+                if len(header) < 512 or first and not header.strip(b"\0"):
+                    raise _NotPlain   # (tarfile says what is wrong)
+                if not header.strip(b"\0"):
+                    if pax is not None:
                         raise _NotPlain
-                    drain(read)   # the end-of-archive block: the rest is padding, then the CRC
-                    return   # (tarfile too ends at a missing or cut header)
+                    end_of_archive(read, fh.tell() - 512)
+                    return
                 first = False
                 if sum(header[:148]) + sum(header[156:]) + 256 != _octal(header[148:156]):
                     raise _NotPlain
@@ -191,7 +195,7 @@ def _plain_members(path: str, used=_used_member):
                 if kind not in (b"0", b"\0", b"x"):
                     raise _NotPlain
                 if kind == b"x":
-                    if size > MAX_MEMBER:
+                    if size > MAX_MEMBER or pax is not None:   # (tarfile bounds them, and those in a row)
                         raise _NotPlain
                     data = read(size)
                     if len(data) < size or len(read(-size % 512)) < -size % 512:
@@ -221,6 +225,8 @@ def _plain_members(path: str, used=_used_member):
                 yield name, data
     except (_NotPlain, Dstc2ConvError):
         raise
+    except TarDamage as exc:
+        raise Dstc2ConvError(str(exc), path) from None
     except Exception:   # whatever went wrong, tarfile says it
         raise _NotPlain from None
 
@@ -249,19 +255,24 @@ def _pax_fields(data: bytes) -> dict[bytes, bytes]:
 
 def _tarfile_members(path: str, used=_used_member):
     """(name, bytes) of each regular file of a tarball of any kind that is ``used``, read
-    by tarfile; the stream is then read to its end (its checksum checked)."""
+    by tarfile with DSTC2's bounds on headers (``CheckedHeader``); the stream is then read
+    to its end (its checksum checked), nothing but zeros after the archive's end."""
     check = MemberCheck(path)
-    with tarfile.open(path, tar_mode(path)) as tf:
-        for member in tf:
-            tf.members.clear()   # (tarfile keeps every header it has read: a tarball may hold millions)
-            if not used(member.name) or member.isdir():
-                continue
-            check.name(member.name)
-            if not member.isfile():
-                check.not_a_file(member)
-            check.size(member.name, member.size)
-            yield member.name, tf.extractfile(member).read()
-        drain(tf.fileobj.read)
+    try:
+        with tarfile.open(path, tar_mode(path), tarinfo=CheckedHeader) as tf:
+            for member in tf:
+                tf.members.clear()   # (tarfile keeps every header it has read: a tarball may hold millions)
+                if not used(member.name) or member.isdir():
+                    continue
+                check.name(member.name)
+                if not member.isfile():
+                    check.not_a_file(member)
+                check.size(member.name, member.size)
+                yield member.name, tf.extractfile(member).read()
+            end_of_archive(tf.fileobj.read, tf.fileobj.tell() - 512)
+    except TarDamage as exc:
+        decompressed(path, drain)   # a damaged compressed stream, the likelier cause, is said first
+        raise Dstc2ConvError(str(exc), path) from None
 
 
 def _decode(data: bytes, where: str) -> str:

@@ -1,6 +1,9 @@
 """The checks on what a DSTC2 tarball holds, made as its members are read: a tarball is
 a regular file; a member the build uses is a regular file under ``limits.MAX_MEMBER``,
-named in UTF-8, and there once; the whole compressed stream is read to its end, so that
+named in UTF-8, and there once; every header's checksum is right, and what a header
+holds beyond its 512 bytes (a long name, pax records) is under ``limits.MAX_MEMBER``
+before it is read; the archive ends with two zero blocks and nothing but zeros after
+them (one archive per stream); the whole compressed stream is read to its end, so that
 its checksum and length are verified before anything read from it is used.
 """
 from __future__ import annotations
@@ -53,6 +56,111 @@ def drain(read) -> None:
     the stream's CRC and length there, and raises if they are wrong."""
     while read(MB):
         pass
+
+
+def decompressed(path: str, use) -> None:
+    """``use(read)`` on the tar stream of the tarball at ``path`` (decompressed as
+    ``tar_mode`` says)."""
+    import bz2
+    import gzip
+    import lzma
+
+    opener = {"r:gz": gzip.open, "r:bz2": bz2.open, "r:xz": lzma.open}.get(tar_mode(path), open)
+    with opener(path, "rb") as fh:
+        use(fh.read)
+
+
+class TarDamage(Exception):
+    """A tar stream that is corrupt or not one archive (raised inside tarfile, whose
+    reading it stops; the caller names the tarball)."""
+
+
+def end_of_archive(read, at: int) -> None:
+    """After the zero block at byte ``at`` of the tar stream: the second zero block that
+    ends an archive, then zeros only (the padding of the last record), to the end of the
+    stream (its CRC checked). TarDamage for anything else: a tarball holds one archive."""
+    block = read(BLOCKSIZE)
+    if len(block) < BLOCKSIZE or block.count(0) != BLOCKSIZE:
+        drain(read)
+        raise TarDamage(f"a lone zero block at byte {at} of the tar stream, not the two that end an archive "
+                        "(corrupt, or two archives in one stream?)")
+    at += 2 * BLOCKSIZE
+    while True:
+        chunk = read(MB)
+        if not chunk:
+            return
+        if chunk.count(0) != len(chunk):
+            where = at + len(chunk) - len(chunk.lstrip(b"\0"))
+            drain(read)
+            raise TarDamage(f"data after the end of the archive, at byte {where} of the tar stream: two "
+                            "archives in one stream (cat a.tar b.tar, or two gzip members)? dstc2conv reads "
+                            "one archive per tarball: give each as a tarball of its own")
+        at += len(chunk)
+
+
+# The header kinds whose data tarfile reads whole, as part of the header: GNU long names and
+# links, pax extended and global headers (Solaris's too).
+METADATA = {tarfile.GNUTYPE_LONGNAME: "GNU long-name", tarfile.GNUTYPE_LONGLINK: "GNU long-link",
+            tarfile.XHDTYPE: "pax extended", tarfile.SOLARIS_XHDTYPE: "pax extended", tarfile.XGLTYPE: "pax global"}
+MAX_CHAIN = 8   # metadata headers before one member (GNU tar writes at most 3: K, L, x)
+BLOCKSIZE = tarfile.BLOCKSIZE
+
+
+class CheckedHeader(tarfile.TarInfo):
+    """tarfile's header, read with DSTC2's bounds (``tarfile.open(..., tarinfo=CheckedHeader)``):
+    a bad checksum or a cut header is TarDamage, not the end of the archive as tarfile
+    takes it; a metadata header (``METADATA``) whose data is past ``MAX_MEMBER``, with
+    those before the same member or with every pax global header so far, is TarDamage
+    before its data is read; and GNU sparse members, whose maps tarfile reads block by
+    block without bound, are refused (DSTC2 has none). A zero block ends the archive, as
+    before: the caller then checks ``end_of_archive``."""
+
+    @classmethod
+    def fromtarfile(cls, tar):
+        at = tar.fileobj.tell()
+        buf = tar.fileobj.read(BLOCKSIZE)
+        try:
+            obj = cls.frombuf(buf, tar.encoding, tar.errors)
+        except tarfile.EOFHeaderError:
+            raise
+        except tarfile.InvalidHeaderError as exc:
+            name = buf[:100].split(b"\0", 1)[0].decode("utf-8", "backslashreplace")[:80]
+            raise TarDamage(f"the tar header at byte {at} ({name or 'no name'}) is damaged ({exc}): a corrupt "
+                            "tarball, not the end of one (two zero blocks)") from None
+        except tarfile.HeaderError:       # (empty or truncated)
+            raise TarDamage(f"the tar stream ends at byte {at + len(buf)}, inside a header or without the "
+                            "two zero blocks that end an archive: truncated?") from None
+        obj.offset = at
+        if obj.type in METADATA:
+            _charge(tar, obj, at)
+        elif obj.type == tarfile.GNUTYPE_SPARSE:
+            raise TarDamage(f"a GNU sparse member at byte {at} ({obj.name[:80]}): a DSTC2 tarball holds none")
+        try:
+            return obj._proc_member(tar)
+        finally:
+            tar.dstc2conv_chain = (0, 0)   # (a member is read: its metadata no longer counts)
+
+    def _proc_gnusparse_00(self, *args):
+        raise TarDamage(f"a pax sparse member at byte {self.offset} ({self.name[:80]}): a DSTC2 tarball holds none")
+
+    _proc_gnusparse_01 = _proc_gnusparse_10 = _proc_gnusparse_00
+
+
+def _charge(tar, header, at: int) -> None:
+    """Count a metadata header's data against the bounds, before tarfile reads it."""
+    headers, size = getattr(tar, "dstc2conv_chain", (0, 0))
+    headers, size = headers + 1, size + header.size
+    total = getattr(tar, "dstc2conv_global", 0) + (header.size if header.type == tarfile.XGLTYPE else 0)
+    kind = METADATA[header.type]
+    if header.size > MAX_MEMBER or size > MAX_MEMBER or total > MAX_MEMBER:
+        whose = "" if header.size > MAX_MEMBER else \
+            " with the pax global headers before it" if total > MAX_MEMBER else " with the headers before it"
+        raise TarDamage(f"the {kind} header at byte {at} claims {header.size:,} bytes{whose}, more than the "
+                        f"{MAX_MEMBER // MB} MB a DSTC2 file may be ({LARGEST})")
+    if headers > MAX_CHAIN:
+        raise TarDamage(f"the {kind} header at byte {at} is the {headers}th before one member (at most {MAX_CHAIN})")
+    tar.dstc2conv_chain = (headers, size)
+    tar.dstc2conv_global = total
 
 
 def skip(read, size: int) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Mapping
@@ -138,12 +139,41 @@ def start_workers(read: Callable[[tuple[int, int]], dict], processes: int) -> li
     started: list[_Worker] = []
     try:
         for i in range(1, processes):
-            started.append(_Worker(context, read, (i, processes)))
+            with _signals_held():
+                started.append(_Worker(context, read, (i, processes)))
     except BaseException:
         for worker in started:
             worker.close()
         raise
     return started
+
+
+# Ctrl-C and ``kill -TERM -PGID`` reach every process of the group: a worker ignores them,
+# and the build process, which handles them, stops its workers (or they stop when it is gone).
+_STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+class _signals_held:
+    """Hold the stop signals while a worker starts (delivered to this process after), so
+    that none reaches the new worker before it ignores them."""
+
+    def __enter__(self):
+        if hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread():
+            self._held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        else:
+            self._held = None
+
+    def __exit__(self, *exc):
+        if self._held is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self._held)
+
+
+def _ignore_stop_signals() -> None:
+    """In a worker: ignore the stop signals, then let through those held while it started."""
+    for number in _STOP_SIGNALS:
+        signal.signal(number, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
 
 
 class _Worker:
@@ -177,7 +207,7 @@ class _Worker:
 
     def close(self) -> None:
         self._conn.close()
-        self._process.terminate()
+        self._process.kill()     # it ignores SIGTERM (``_ignore_stop_signals``); it holds nothing to clean up
         self._process.join()
 
 
@@ -195,6 +225,7 @@ def _die_with(parent: int) -> None:
 def _serve(conn, parent: int, read: Callable, part: tuple[int, int]) -> None:
     """A worker: read a share of the calls, send their sessions (or the error), then run
     what it is sent on them until the connection is closed."""
+    _ignore_stop_signals()
     _die_with(parent)
     gc.disable()   # as in the build
     calls: dict = {}

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 ORDER = 4
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BleuStats:
     """One turn's, or a sum of turns': lengths and, per n, matched and total n-grams."""
     hyp_len: int

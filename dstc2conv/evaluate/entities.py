@@ -6,6 +6,9 @@ KB file (the placeholders ``<name>_phone``, ``<name>_address``, ``<name>_post_co
 included, ratings excluded), or a name or value (ratings excluded) of a result line
 shown earlier in the same dialog. Tokens are compared as they are written (the task-6
 files write entities in lower case, underscored).
+
+Mem2Seq's entity F1 has entities of its own, as its code (HLTCHKUST/Mem2Seq at 4224ccf,
+``compute_prf`` and the task-6 loader) has them: ``mem2seq_counts``.
 """
 from __future__ import annotations
 
@@ -33,6 +36,8 @@ class EntityKB:
     path: str
     sha256: str
     slots: dict[str, str]
+    listed: frozenset[str] = frozenset()   # Mem2Seq's entity list: the names and values of every line of the file
+
 
     @property
     def names(self) -> frozenset[str]:
@@ -46,7 +51,12 @@ def read_entity_kb(path: str) -> EntityKB:
         slots[restaurant.name] = NAME
         for attribute, value in restaurant.attrs:
             slots.setdefault(value, attribute)
-    return EntityKB(os.fspath(path), sha256_file(path), slots)
+    listed = set()
+    for line in (kb.text or "").splitlines():   # as Mem2Seq's get_type_dict reads a task-6 KB, ratings too
+        words = line.split()
+        if len(words) >= 4:
+            listed.update((words[1], words[3]))
+    return EntityKB(os.fspath(path), sha256_file(path), slots, frozenset(listed))
 
 
 def shipped_kb() -> str | None:
@@ -89,6 +99,40 @@ def seen_entities(turns: Sequence[BotTurn]) -> list[dict[str, str]]:
                 seen.setdefault(fact.name, NAME)
                 seen.setdefault(fact.value, fact.attribute)
     return out
+
+
+def mem2seq_local_words(turns: Sequence[BotTurn]) -> list[frozenset[str]]:
+    """For each turn, the words of its dialog's KB lines that Mem2Seq's ``compute_prf``
+    counts as false positives (``local_kb_word``): of each line that is not an exchange
+    (result lines, ``api_call no result``), the first word once Mem2Seq's loader has
+    reversed it, i.e. the last word (a value; ``result``), or the first (the name) on a
+    rating line, which it does not reverse. The loader shares one list per dialog by
+    reference, so every turn of a dialog gets the words of the whole dialog, later lines
+    included."""
+    words: dict[int, set[str]] = {}
+    for turn in turns:
+        found = words.setdefault(turn.dialog, set())
+        for line in turn.context:
+            tokens = line.split()
+            if tokens:
+                found.add(tokens[0] if len(tokens) > 1 and tokens[1] == RATING else tokens[-1])
+    frozen = {dialog: frozenset(found) for dialog, found in words.items()}
+    return [frozen[turn.dialog] for turn in turns]
+
+
+def mem2seq_counts(prediction: str, gold: str, listed: frozenset[str], local: frozenset[str]) -> tuple[int, int, int, bool]:
+    """(TP, FP, FN, whether the gold holds an entity) as Mem2Seq's ``compute_prf``: the
+    gold entities are the gold's tokens in the KB's list (``listed``), duplicates kept;
+    each found among the prediction's tokens is a TP, else an FN; each distinct predicted
+    token that is in the list or among the dialog's ``local`` words and not in the gold's
+    entities is an FP."""
+    entities = [t for t in gold.split() if t in listed]
+    if not entities:
+        return 0, 0, 0, False
+    predicted = prediction.split()
+    tp = sum(1 for t in entities if t in predicted)
+    fp = sum(1 for t in set(predicted) if (t in listed or t in local) and t not in entities)
+    return tp, fp, len(entities) - tp, True
 
 
 class Lookup:

@@ -51,6 +51,14 @@ class Inputs:
         return [_entities.Lookup(self.kb, seen) for seen in _entities.seen_entities(self.turns)]
 
     @cached_property
+    def mem2seq_counts(self) -> list[tuple[int, int, int, bool]]:
+        if self.kb is None:
+            raise Dstc2ConvError("this metric needs the KB: give --kb FILE")
+        local = _entities.mem2seq_local_words(self.turns)
+        return [_entities.mem2seq_counts(p, t.gold, self.kb.listed, words)
+                for p, t, words in zip(self.predictions, self.turns, local)]
+
+    @cached_property
     def entity_counts(self) -> list[tuple[int, int, int, bool]]:
         return [_entities.counts(p, t.gold, lk) for p, t, lk in zip(self.predictions, self.turns, self.lookups)]
 
@@ -80,13 +88,28 @@ def correct(prediction: str, gold: str, match: str = "strip", lookup: _entities.
     return _entities.template(prediction, lookup) == _entities.template(gold, lookup)
 
 
+def normalisation_only(inputs: Inputs, outcomes: Sequence[bool]) -> int:
+    """The turns whose prediction is wrong only by its Unicode normalisation: right once
+    prediction and gold are both in NFC. (They count as wrong: the match compares code
+    points, as the reference scorers do.)"""
+    import unicodedata
+
+    lookups = inputs.lookups if inputs.match == "template" else [None] * len(outcomes)
+    return sum(1 for ok, p, t, lookup in zip(outcomes, inputs.predictions, inputs.turns, lookups)
+               if not ok and not (p.isascii() and t.gold.isascii())
+               and correct(unicodedata.normalize("NFC", p), unicodedata.normalize("NFC", t.gold), inputs.match,
+                           lookup))
+
+
 def _accuracy_turns(inputs: Inputs) -> list[bool]:
     if inputs.match == "template":
         return [correct(p, t.gold, "template", lk) for p, t, lk in zip(inputs.predictions, inputs.turns, inputs.lookups)]
     return [correct(p, t.gold, inputs.match) for p, t in zip(inputs.predictions, inputs.turns)]
 
 
-def _accuracy(stats: Sequence[bool], turns: Sequence[BotTurn]) -> dict:
+def accuracy(stats: Sequence[bool], turns: Sequence[BotTurn]) -> dict:
+    """Accuracy's figures from whether each turn is right: per response, right turns /
+    turns; per dialog, dialogs whose every turn is right / dialogs; and the counts."""
     dialogs: dict[int, bool] = {}
     for ok, turn in zip(stats, turns):
         dialogs[turn.dialog] = dialogs.get(turn.dialog, True) and ok
@@ -127,9 +150,22 @@ def _f1(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
     return precision, recall, f1
 
 
+def _mem2seq_turns(inputs: Inputs) -> list[tuple[int, int, int, bool]]:
+    return inputs.mem2seq_counts
+
+
+def _mem2seq_columns(stat) -> dict:
+    tp, fp, fn, _ = stat
+    return {"mem2seq_tp": tp, "mem2seq_fp": fp, "mem2seq_fn": fn}
+
+
 def _mem2seq(stats, turns) -> dict:
+    """The mean of the per-response F1, and the paper-era "F1" (sklearn's micro F1 over
+    labels that are all 1, one per gold entity, 1 when found), which is the recall."""
     scored = [_f1(tp, fp, fn)[2] for tp, fp, fn, has in stats if has]
-    return {"f1": sum(scored) / len(scored) if scored else 0.0, "responses": len(scored)}
+    tp, _, fn = _sums(stats)
+    return {"f1": sum(scored) / len(scored) if scored else 0.0, "responses": len(scored),
+            "recall": tp / (tp + fn) if tp + fn else 0.0, "tp": tp, "fn": fn}
 
 
 def _sums(stats) -> tuple[int, int, int]:
@@ -246,7 +282,7 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
            "is right.",
            "Bordes & Weston 2017 (Table 2, both); MemN2N, QRN and HCN papers; DeepPavlov (lower); "
            "HCN re-implementations (template); Mem2Seq (per response)",
-           _accuracy_turns, _accuracy, "per_response",
+           _accuracy_turns, accuracy, "per_response",
            columns=lambda ok: {"correct": ok}),
     Metric("bleu", "text",
            "Corpus BLEU-4 as `multi-bleu.perl -lc`: lowercased whitespace tokens, one reference per turn, "
@@ -256,19 +292,26 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
            _bleu_turns, _bleu_total, "bleu", options="lc,tok=space,order=4,nrefs=1",
            columns=_bleu_columns, percent=False),
     Metric("entity_f1_mem2seq", "text",
-           _ENTITY + "For each response whose gold holds an entity: TP = the gold's distinct entities found "
-           "in the prediction, FN = those not found, FP = the prediction's distinct entity tokens not in the "
-           "gold; F1 of that response (0 when TP = 0); the mean over those responses.",
-           "Mem2Seq (its later code), GLMP and successors",
-           _entity_turns, _mem2seq, "f1", columns=_entity_columns, kb=True),
+           "As Mem2Seq's code computes it (compute_prf and its task-6 loader, HLTCHKUST/Mem2Seq at 4224ccf). "
+           "The gold entities of a response: its whitespace tokens that are names or values of the KB file's "
+           "lines, duplicates kept. Each found among the prediction's tokens is a TP, else an FN; each distinct "
+           "predicted token that is a KB name or value, or a local word of the dialog, and not a gold entity is "
+           "an FP. The local words: of each result line of the whole dialog (later lines included, as its "
+           "loader shares the list), the value, or the name on a rating line, and `result` of `api_call no "
+           "result`. F1 per response whose gold holds an entity (0 when TP = 0), the mean over them. Also "
+           "the summed recall TP / (TP + FN): the figure its paper-era code printed as \"F1\" (sklearn's micro "
+           "F1 over labels that are all 1, which is recall).",
+           "Mem2Seq (Madotto et al. 2018; its later code, and the recall of its first), GLMP and successors",
+           _mem2seq_turns, _mem2seq, "f1", columns=_mem2seq_columns, kb=True),
     Metric("entity_micro", "text",
-           _ENTITY + "Precision, recall and F1 of TP, FP and FN (as for entity_f1_mem2seq) summed over every "
-           "turn, turns whose gold holds no entity included.",
+           _ENTITY + "For each turn: TP = the gold's distinct entities found in the prediction, FN = those "
+           "not found, FP = the prediction's distinct entity tokens not in the gold. Precision, recall and F1 "
+           "of TP, FP and FN summed over every turn, turns whose gold holds no entity included.",
            "micro-averaged entity F1 of later re-implementations",
            _entity_turns, _micro, "f1", columns=_entity_columns, kb=True),
     Metric("entity_recall", "text",
-           _ENTITY + "TP / (TP + FN), summed over every turn.",
-           "BossNet (Raghu et al. 2019: its 'micro F1'); Mem2Seq's first code (recall-shaped)",
+           _ENTITY + "TP / (TP + FN) (as for entity_micro), summed over every turn.",
+           "BossNet (Raghu et al. 2019: its 'micro F1', which is recall)",
            _entity_turns, _recall, "recall", columns=_entity_columns, kb=True),
     Metric("api_call", "text",
            "Over the turns whose gold is `api_call <cuisine> <location> <price>`: the share predicted exactly "

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 from .fidelity import CompareReport, Measure
+from .tables import percent
 
 
 def format_json(report: CompareReport, examples: int = 5) -> str:
@@ -11,7 +12,7 @@ def format_json(report: CompareReport, examples: int = 5) -> str:
 
 
 def _percent(m: Measure) -> str:
-    return "-" if m.rate is None else f"{100 * m.rate:.1f}%"
+    return "-" if m.rate is None else percent(m.rate)
 
 
 def format_report(report: CompareReport, examples: int = 5) -> str:

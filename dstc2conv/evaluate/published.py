@@ -27,3 +27,12 @@ REPORTED = (
 def published(sha256: str) -> tuple[str, str] | None:
     """(file name, split) of a published task-6 file, None for any other file."""
     return PUBLISHED.get(sha256)
+
+
+def as_dict(known: tuple[str, str]) -> dict:
+    """``score --json``'s ``published`` (the file's name) and, for a task-6 file, ``reported``."""
+    out: dict = {"published": known[0]}
+    if known[1] in ("train", "dev", "test"):
+        out["reported"] = {"source": SOURCE, "systems": [
+            {"system": n, "per_response": p, "per_dialog": d} for n, p, d in REPORTED]}
+    return out

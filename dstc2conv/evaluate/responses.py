@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING
 
 from ..errors import Dstc2ConvError
 from ..files import read_lines
+from ..limits import MAX_LINE
 from ..version import __version__
-from .metrics import correct
+from .metrics import accuracy, correct
 from .response_kinds import NAMES, kind_of
 
 if TYPE_CHECKING:
@@ -60,11 +61,10 @@ class Score:
 
 
 def score(results: Sequence[bool], turns: Sequence[BotTurn], sig: str = "") -> Score:
-    """Per-response: correct turns / turns. Per-dialog: dialogs whose every turn is correct."""
-    ok_dialogs: dict[int, bool] = {}
-    for ok, turn in zip(results, turns):
-        ok_dialogs[turn.dialog] = ok_dialogs.get(turn.dialog, True) and ok
-    return Score(len(results), sum(results), len(ok_dialogs), sum(ok_dialogs.values()), sig)
+    """Per-response: correct turns / turns. Per-dialog: dialogs whose every turn is correct
+    (the registry's ``accuracy``)."""
+    a = accuracy(results, turns)
+    return Score(a["responses"], a["correct"], a["dialogs"], a["dialogs_correct"], sig)
 
 
 def score_of(results: Sequence[bool], turns: Sequence[BotTurn], dialogs: Collection[int]) -> Score:
@@ -117,6 +117,9 @@ def read_predictions(path: str) -> tuple[str, ...]:
         if "\t" in line:
             raise Dstc2ConvError("a tab in a prediction: give one bot utterance a line, without tabs "
                                  "(not a task-6 file)", path, number)
+        if len(line) - line.endswith("\r") > MAX_LINE:
+            raise Dstc2ConvError(f"a line of {len(line):,} characters, more than the {MAX_LINE:,} a prediction "
+                                 "may have", path, number)
     return tuple(lines)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..arguments import at_least
 from ..errors import Dstc2ConvError
@@ -108,21 +108,36 @@ def _cmd_score(args) -> int:
     if args.dstc6 is not None:
         args.samples = _samples(args.dstc6, turns)
     systems = [_load(path, name, args, turns) for name, path in given]
+    if args.candidates is not None:
+        from ..task6.candidates import coverage_note
+        found = coverage_note(args.candidates)
+        if found:
+            print(f"dstc2conv: note: {found}", file=sys.stderr)
     sessions = read_sessions(args.ref, len(dialogs), args.manifest)
     kb = find_kb(args.kb, args.ref, sessions)
     names = m.choose(args.metrics, [s.kind for s in systems], kb is not None)
     scored = [m.compute(m.Inputs(tuple(turns), s.predictions, s.kind, s.ranks, args.match, kb),
                         m.applicable(names, s.kind)) for s in systems]
+    for system, s in zip(systems, scored):
+        _say_normalisation(system.path, m.normalisation_only(s.inputs, s.outcomes))
     data_sha = sha256_file(args.ref)
     sig = m.signature(data_sha, [], scored[0].inputs, names)
     if args.turns is not None:
         _write_turns(args.turns, systems, scored, sessions, several)
+    from .published import published
     if several:
-        from .published import published
         _print_table(args, systems, scored, names, sig, published(data_sha), sessions)
         return 0
-    _print_one(args, systems, scored, sig, sessions)
+    _print_one(args, systems, scored, sig, sessions, published(data_sha))
     return 0
+
+
+def _say_normalisation(path: str, count: int) -> None:
+    """A note on stderr when predictions are wrong only by their Unicode normalisation."""
+    if count:
+        print(f"dstc2conv: {path}: predictions wrong only by their Unicode normalisation: {count} (each equals "
+              "its gold once both are in NFC; the match compares code points, as the reference scorers do: give "
+              "predictions in NFC, as task-6 files are)", file=sys.stderr)
 
 
 def _samples(path: str, turns):
@@ -132,12 +147,21 @@ def _samples(path: str, turns):
     if len(found) != len(turns):
         raise Dstc2ConvError(f"{len(found)} samples, the reference has {len(turns)} bot turns: "
                              "not the samples of this file", path)
+    out = []
     for number, (sample, turn) in enumerate(zip(found, turns), 1):
+        if sample.answer is None:   # as the track's released test files: the answer is the gold's candidate
+            golds = [c for c, text in sample.candidates if text.strip() == turn.gold.strip()]
+            if len(golds) != 1:
+                raise Dstc2ConvError(f"sample {number} ({sample.dialog_id}) has no answer, and {len(golds)} of its "
+                                     f"candidates are the gold of bot turn {number} of the reference: give one",
+                                     path)
+            sample = replace(sample, answer=golds[0])
         answer = dict(sample.candidates).get(sample.answer)
         if answer is None or answer.strip() != turn.gold.strip():
             raise Dstc2ConvError(f"sample {number} ({sample.dialog_id}): its answer is not the gold of bot turn "
                                  f"{number} of the reference", path)
-    return found
+        out.append(sample)
+    return out
 
 
 def _summary(scored, turns, sessions) -> dict:
@@ -152,7 +176,7 @@ def _summary(scored, turns, sessions) -> dict:
             "by_kind": r.by_kind(outcomes, turns) if has_accuracy else None}
 
 
-def _print_one(args, systems, scored, sig, sessions) -> None:
+def _print_one(args, systems, scored, sig, sessions, known=None) -> None:
     from . import responses as r
     from . import score_output as out
 
@@ -175,13 +199,19 @@ def _print_one(args, systems, scored, sig, sessions) -> None:
                                  "flipped_right": len(comparison.flipped_right),
                                  "flipped_wrong": len(comparison.flipped_wrong), "flips": flips}
             del result["compare"]["signature"]
+        if known:
+            from .published import as_dict
+            result.update(as_dict(known))
         print(json.dumps(result, indent=2))
         return
     print("\n".join(out.score_lines(first["figures"], sig, first["by_system"])))
+    if known:
+        print(f"{'note':<22} {_ref_note(args.ref, known, sessions)}")
     if not compared:
         if first["by_kind"] is not None:
             print()
             print(_kinds_table([first["by_kind"]], first["figures"]["accuracy"]))
+        _print_reported(known)
         return
     second, comparison, flips = compared
     boot = comparison.bootstrap
@@ -194,10 +224,10 @@ def _print_one(args, systems, scored, sig, sessions) -> None:
         print(_kinds_table([first["by_kind"], second["by_kind"]], first["figures"]["accuracy"],
                            second["figures"]["accuracy"]))
     print()
-    print(f"difference             {comparison.difference:+.2%} per response (PREDS2 - PREDS), "
-          f"95% interval [{boot.low:+.2%}, {boot.high:+.2%}]")
+    print(f"difference             {out.percent(comparison.difference, signed=True)} per response (PREDS2 - PREDS), "
+          f"95% interval [{out.percent(boot.low, signed=True)}, {out.percent(boot.high, signed=True)}]")
     print(f"bootstrap              {boot.resamples} resamples of the {len({t.dialog for t in turns})} dialogs, "
-          f"seed {boot.seed}; PREDS2 not better in {boot.share_not_better:.1%} of them")
+          f"seed {boot.seed}; PREDS2 not better in {out.percent(boot.share_not_better, 1)} of them")
     print(f"flipped                {len(comparison.flipped_right)} turns now right, "
           f"{len(comparison.flipped_wrong)} now wrong (PREDS -> PREDS2)")
     for label, key, total in (("now right", "right", comparison.flipped_right),
@@ -207,6 +237,7 @@ def _print_one(args, systems, scored, sig, sessions) -> None:
                   f"PREDS: {f['preds']!r}  PREDS2: {f['preds2']!r}")
         if len(total) > len(flips[key]):
             print(f"  ... and {len(total) - len(flips[key])} more {label} (--flips N shows more)")
+    _print_reported(known)
 
 
 def _as_dict(summary: dict, sig: str) -> dict:
@@ -278,8 +309,7 @@ def _cell(metric: str, value):
 
 def _print_table(args, systems, scored, names, sig, known, sessions) -> None:
     from . import responses as r
-    from .published import REPORTED, SOURCE
-    from .tables import Signed, Table, as_text
+    from .tables import Signed, Table, as_text, percent
 
     turns = scored[0].inputs.turns
     columns = _columns(names)
@@ -295,7 +325,7 @@ def _print_table(args, systems, scored, names, sig, known, sessions) -> None:
                 comparison = r.paired(first, s.outcomes, turns, args.bootstrap or RESAMPLES, args.seed or 0)
                 comparisons[system.name] = comparison
                 boot = comparison.bootstrap
-                row += [Signed(comparison.difference), f"[{boot.low:+.2%}, {boot.high:+.2%}]"]
+                row += [Signed(comparison.difference), f"[{percent(boot.low, signed=True)}, {percent(boot.high, signed=True)}]"]
         rows.append(tuple(row))
     head = ("system",) + tuple(c for c, _, _ in columns)
     if len(systems) > 1:
@@ -309,8 +339,8 @@ def _print_table(args, systems, scored, names, sig, known, sessions) -> None:
             result["systems"][name]["compare"] = {"with": systems[0].name, "difference": comparison.difference,
                                                   "bootstrap": comparison.bootstrap.to_dict()}
         if known and known[1] in ("train", "dev", "test"):
-            result["reported"] = {"source": SOURCE, "systems": [
-                {"system": n, "per_response": p, "per_dialog": d} for n, p, d in REPORTED]}
+            from .published import as_dict
+            result.update(as_dict(known))
         else:
             result["note"] = note
         print(json.dumps(result, indent=2))
@@ -325,6 +355,14 @@ def _print_table(args, systems, scored, names, sig, known, sessions) -> None:
         boot = next(iter(comparisons.values())).bootstrap
         print(f"(vs {systems[0].name}: the difference in per-response accuracy, and its 95% interval by a paired "
               f"bootstrap of {boot.resamples} resamples of the dialogs, seed {boot.seed})")
+    _print_reported(known)
+
+
+def _print_reported(known) -> None:
+    """The paper's figures, after a score on a published task-6 file."""
+    from .published import REPORTED, SOURCE
+    from .tables import Table, as_text
+
     if known and known[1] in ("train", "dev", "test"):
         print()
         print(f"reported figures ({SOURCE}; not computed here):")
@@ -403,7 +441,8 @@ def add_parser(sub) -> None:
                         "build's beside its manifest, else the published KB shipped with dstc2conv, else "
                         "dialog-babi-task6-dstc2-kb.txt beside REF)")
     p.add_argument("--candidates", metavar="FILE",
-                   help="a candidates file ('1 <utterance>' a line) every ranked candidate must come from")
+                   help="a candidates file ('1 <utterance>' a line) every ranked candidate must come from (with "
+                        "--dstc6: the one the samples were drawn from, for the note on what it holds)")
     p.add_argument("--dstc6", metavar="SAMPLES",
                    help="PREDS is a DSTC6 result file ranking the candidates of these samples "
                         "(dstc2conv export dstc6 REF ...)")

@@ -6,6 +6,7 @@ prints as the two lines ``per-response accuracy  54.60%  (2271/4159)`` and
 from __future__ import annotations
 
 from .metrics import METRICS, SLOTS
+from .tables import percent
 
 LABEL = 22
 
@@ -15,8 +16,8 @@ def _line(label: str, text: str) -> str:
 
 
 def accuracy_lines(a: dict) -> list[str]:
-    return [_line("per-response accuracy", f"{a['per_response']:.2%}  ({a['correct']}/{a['responses']})"),
-            _line("per-dialog accuracy", f"{a['per_dialog']:.2%}  ({a['dialogs_correct']}/{a['dialogs']})")]
+    return [_line("per-response accuracy", f"{percent(a['per_response'])}  ({a['correct']}/{a['responses']})"),
+            _line("per-dialog accuracy", f"{percent(a['per_dialog'])}  ({a['dialogs_correct']}/{a['dialogs']})")]
 
 
 def metric_line(name: str, f: dict) -> str:
@@ -26,23 +27,24 @@ def metric_line(name: str, f: dict) -> str:
         text = (f"{f['bleu']:.2f}  ({p}, BP {f['brevity_penalty']:.3f}, hyp_len {f['hyp_len']}, "
                 f"ref_len {f['ref_len']})")
     elif name == "entity_f1_mem2seq":
-        text = f"{f['f1']:.2%}  (mean over {f['responses']} responses with entities)"
+        text = (f"{percent(f['f1'])}  (mean over {f['responses']} responses with entities; recall "
+                f"{percent(f['recall'])}, {f['tp']}/{f['tp'] + f['fn']}: the paper-era \"F1\")")
     elif name == "entity_micro":
-        text = (f"{f['f1']:.2%}  (precision {f['precision']:.2%}, recall {f['recall']:.2%}; "
+        text = (f"{percent(f['f1'])}  (precision {percent(f['precision'])}, recall {percent(f['recall'])}; "
                 f"TP {f['tp']}, FP {f['fp']}, FN {f['fn']})")
     elif name == "entity_recall":
-        text = f"{f['recall']:.2%}  ({f['tp']}/{f['tp'] + f['fn']})"
+        text = f"{percent(f['recall'])}  ({f['tp']}/{f['tp'] + f['fn']})"
     elif name == "api_call":
-        slots = ", ".join(f"{s} {f[s]:.2%}" for s in SLOTS)
-        text = f"{f['accuracy']:.2%}  ({f['correct']}/{f['turns']}); {slots}"
+        slots = ", ".join(f"{s} {percent(f[s])}" for s in SLOTS)
+        text = f"{percent(f['accuracy'])}  ({f['correct']}/{f['turns']}); {slots}"
     elif name == "task_success":
-        text = f"{f['success']:.2%}  ({f['dialogs_successful']}/{f['dialogs']} dialogs)"
+        text = f"{percent(f['success'])}  ({f['dialogs_successful']}/{f['dialogs']} dialogs)"
     elif name == "mrr":
         text = f"{f['mrr']:.4f}  ({f['turns']} turns)"
     elif name.startswith("hits@"):
-        text = f"{f['hits']:.2%}  ({f['right']}/{f['turns']})"
+        text = f"{percent(f['hits'])}  ({f['right']}/{f['turns']})"
     elif name.startswith("p@"):
-        text = f"{f['precision']:.2%}  ({f['right']}/{f['samples']})"
+        text = f"{percent(f['precision'])}  ({f['right']}/{f['samples']})"
     else:   # a metric added to the registry without a line of its own
         text = f"{f[METRICS[name].headline]}"
     return _line(name, text)
@@ -50,8 +52,8 @@ def metric_line(name: str, f: dict) -> str:
 
 def system_lines(by_system: dict | None) -> list[str]:
     """Accuracy per dialog system (figures of ``accuracy``)."""
-    return [f"system {name:<15} {a['per_response']:.2%}  ({a['correct']}/{a['responses']}) per response, "
-            f"{a['per_dialog']:.2%}  ({a['dialogs_correct']}/{a['dialogs']}) per dialog"
+    return [f"system {name:<15} {percent(a['per_response'])}  ({a['correct']}/{a['responses']}) per response, "
+            f"{percent(a['per_dialog'])}  ({a['dialogs_correct']}/{a['dialogs']}) per dialog"
             for name, a in (by_system or {}).items()]
 
 

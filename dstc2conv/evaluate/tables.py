@@ -1,7 +1,8 @@
-"""The one table writer: a table as aligned text, markdown or CSV. A float cell is a
-share, written as a percentage with two decimals (54.60%); a ``Signed`` one (a
-difference) with its sign (+1.20%); a ``Plain`` one as a number with two decimals (a
-BLEU score) or ``Fixed`` with four (an MRR); None is written ``-`` (empty in CSV)."""
+"""The one table writer: a table as aligned text, markdown or CSV; and ``percent``, the
+one writer of a share as a percentage. A float cell is a share, written as a percentage
+with two decimals (54.60%; more when fewer would round a difference away); a ``Signed``
+one (a difference) with its sign (+1.20%); a ``Plain`` one as a number with two decimals
+(a BLEU score) or ``Fixed`` with four (an MRR); None is written ``-`` (empty in CSV)."""
 from __future__ import annotations
 
 import csv
@@ -9,6 +10,20 @@ import io
 from dataclasses import dataclass, replace
 
 CELL_WIDTH = 60    # text output shortens longer cells (not in the ``keep`` columns) to this many characters
+
+
+def percent(value: float, digits: int = 2, signed: bool = False) -> str:
+    """A share as a percentage with ``digits`` decimals (``signed``: with its sign), more
+    when fewer would round a difference away: a share that is not 0 or 1 never shows as
+    0.00% or 100.00% (10144/10149 is 99.95%, 1/100000 0.001%), a difference that is not
+    0 never as +0.00%."""
+    sign = "+" if signed else ""
+    while True:
+        text = f"{value:{sign}.{digits}%}"
+        shown = abs(float(text[:-1]))
+        if digits >= 12 or not ((shown == 0 and value != 0) or (shown == 100 and abs(value) != 1)):
+            return text
+        digits += 1
 
 
 class Signed(float):
@@ -47,13 +62,13 @@ def cell(value, empty: str = "-") -> str:
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, Signed):
-        return f"{value:+.2%}"
+        return percent(value, signed=True)
     if isinstance(value, Plain):
         return f"{value:.2f}"
     if isinstance(value, Fixed):
         return f"{value:.4f}"
     if isinstance(value, float):
-        return f"{value:.2%}"
+        return percent(value)
     return str(value)
 
 

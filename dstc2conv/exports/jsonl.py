@@ -2,9 +2,9 @@
 Face ``datasets.load_dataset("json", data_files=...)`` loads it."""
 from __future__ import annotations
 
-import json
+from ..task6.text import json_line
 
 
 def jsonl_dialog(record: dict) -> str:
     """A dialog record as one line of JSON."""
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    return json_line(record, separators=(",", ":")) + "\n"

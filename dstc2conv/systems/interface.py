@@ -9,6 +9,7 @@ gold bot utterance and the result lines that follow; a new dialog starts with
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 
 from ..task6.turns import BotTurn
@@ -59,9 +60,25 @@ def run(system: System, turns: Sequence[BotTurn], k: int = 1,
     return out
 
 
+def progress_lines(label: str, every: float = 1.0) -> Callable[[int, int], None]:
+    """A ``progress`` for ``run`` that reports ``<label>: <done>/<total> turns`` through
+    the reporter, at most once every ``every`` seconds, and at the end."""
+    from ..reporter import progress
+
+    last = time.perf_counter()
+
+    def report(done: int, total: int) -> None:
+        nonlocal last
+        now = time.perf_counter()
+        if now - last >= every or done == total:
+            last = now
+            progress(f"{label}: {done}/{total} turns")
+    return report
+
+
 def predict(system: System, turns: Sequence[BotTurn], **kwargs) -> list[str]:
     """Every turn's best response by ``system``."""
     return [ranking[0] for ranking in run(system, turns, 1, **kwargs)]
 
 
-__all__ = ["System", "run", "predict"]
+__all__ = ["System", "run", "predict", "progress_lines"]

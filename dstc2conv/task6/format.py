@@ -7,7 +7,10 @@ three tokens separated by single spaces, the middle one ``R_`` and letters or
 underscores; ``Fact``) or ``api_call no result``. Anything else is an error naming the
 line: an exchange whose tab was lost must not pass as context. A line of only whitespace is an
 error too (only an empty line separates dialogs). A UTF-8 byte-order mark at the start
-is dropped. ``parse`` then ``serialize`` gives back the input byte for byte (LF line
+is dropped; what else a line may not hold (line breaks, a byte-order mark, ...) is
+``text.problem``'s rule, which every writer follows too. A file of more than
+``limits.MAX_LINES`` lines, or a line longer than ``limits.MAX_LINE``, is refused.
+``parse`` then ``serialize`` gives back the input byte for byte (LF line
 endings, one empty line after each dialog, no byte-order mark).
 """
 from __future__ import annotations
@@ -20,6 +23,8 @@ from typing import Iterable, Iterator, Union
 
 from ..errors import Dstc2ConvError
 from ..files import read_text
+from ..limits import MAX_LINE, MAX_LINES
+from . import text as line_text
 from .vocabulary import RATING
 
 MAX_DIGITS = 9       # a line number's (a dialog has a few dozen lines)
@@ -32,14 +37,14 @@ NOT_A_LINE = ("neither an exchange (user<TAB>bot), a result fact (name R_attr va
               "nor 'api_call no result'")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Exchange:
     """A user utterance and the bot utterance that answers it."""
     user: str
     bot: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Context:
     """A line without a tab: a KB result line or ``api_call no result``."""
     text: str
@@ -48,7 +53,7 @@ class Context:
 Line = Union[Exchange, Context]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Fact:
     """A result line, ``name R_attribute value``: what the KB says of a restaurant."""
     name: str
@@ -75,7 +80,7 @@ def _match_fact(text: str) -> Fact | None:
     return None if found is None else Fact(*found.groups())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Dialog:
     lines: tuple[Line, ...]
     start_line: int = 0  # line number of its first line in the file it came from
@@ -91,7 +96,19 @@ def is_api_call(bot: str) -> bool:
 
 def parse(text: str, path: str = "<string>") -> list[Dialog]:
     """Parse task-6 text into dialogs; raise Dstc2ConvError naming the bad line."""
-    return list(parse_lines(text.split("\n"), path))
+    return list(parse_lines(lines_of(text, path), path))
+
+
+def lines_of(text: str, path: str = "<string>") -> list[str]:
+    """The lines of ``text``, cut at LF only (a last line without one counts); more than
+    ``limits.MAX_LINES`` is an error, found before the lines are cut (64 MB of LFs would
+    be 64 million lines)."""
+    if text.count("\n", 0, len(text) - 1) >= MAX_LINES:
+        raise Dstc2ConvError(f"more than {MAX_LINES:,} lines, more than a task-6 file may have", path, MAX_LINES + 1)
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog]:
@@ -100,14 +117,20 @@ def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog
     start = 0
     expected = 1
     for lineno, raw in enumerate(lines, 1):
-        raw = raw.rstrip("\r\n")
+        if lineno > MAX_LINES:
+            raise Dstc2ConvError(f"more than {MAX_LINES:,} lines, more than a task-6 file may have", path, lineno)
+        if raw.endswith("\n"):
+            raw = raw[:-1]
+        if raw.endswith("\r"):
+            raw = raw[:-1]                   # CRLF
         if lineno == 1 and raw.startswith(BOM):
             raw = raw[1:]
-        if BOM in raw:
-            raise Dstc2ConvError("a byte-order mark that is not at the start of the file", path, lineno)
-        if "\r" in raw and _CR_LINE.search(raw):
-            raise Dstc2ConvError("lines that end with a carriage return alone (CR then a line number): "
-                                 "lines must end with LF or CRLF", path, lineno)
+        if len(raw) > MAX_LINE or line_text.BAD_IN_LINE.search(raw):
+            bad = too_long(raw) or line_text.problem(raw, allow_tab=True)
+            if "\r" in raw and _CR_LINE.search(raw):
+                bad = ("lines that end with a carriage return alone (CR then a line number): "
+                       "lines must end with LF or CRLF")
+            raise Dstc2ConvError(bad, path, lineno)
         if not raw:
             if current:
                 yield Dialog(tuple(current), start)
@@ -146,6 +169,28 @@ def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog
         yield Dialog(tuple(current), start)
 
 
+def too_long(line: str) -> str | None:
+    """What is wrong with a line (without its line end) longer than a task-6 line may be."""
+    if len(line) <= MAX_LINE:
+        return None
+    return f"a line of {len(line):,} characters, more than the {MAX_LINE:,} a task-6 line may have"
+
+
+def dialog_problem(dialog: Dialog) -> tuple[int, str] | None:
+    """(offset, what is wrong) of the first line of ``dialog`` that would not read back
+    as it is (``text.problem``, ``too_long``), or None."""
+    for offset, line in enumerate(dialog.lines):
+        texts = (line.user, line.bot) if isinstance(line, Exchange) else (line.text,)
+        for text in texts:
+            bad = line_text.problem(text)
+            if bad is not None:
+                return offset, bad
+        bad = too_long(serialize_line(offset + 1, line)[:-1])
+        if bad is not None:
+            return offset, bad
+    return None
+
+
 def _cut(text: str, width: int = 60) -> str:
     """A line quoted in a message: its first ``width`` characters, ``...`` if there are more."""
     return repr(text[:width]) + ("..." if len(text) > width else "")
@@ -157,6 +202,13 @@ def read(path: str | os.PathLike) -> list[Dialog]:
     return parse(read_text(path, "a task-6 file"), path)   # lines end at \n only, as for parse()
 
 
+def iter_dialogs(path: str | os.PathLike) -> Iterator[Dialog]:
+    """The dialogs of a task-6 file, one at a time (``read``, for a reader that need not
+    hold them all)."""
+    path = os.fspath(path)
+    return parse_lines(lines_of(read_text(path, "a task-6 file"), path), path)
+
+
 def read_dialogs(path: str | os.PathLike) -> list[Dialog]:
     """``read``, for a file that must hold dialogs: one without any is an error."""
     dialogs = read(path)
@@ -165,14 +217,14 @@ def read_dialogs(path: str | os.PathLike) -> list[Dialog]:
     return dialogs
 
 
+def serialize_line(number: int, line: Line) -> str:
+    if isinstance(line, Exchange):
+        return f"{number} {line.user}\t{line.bot}\n"
+    return f"{number} {line.text}\n"
+
+
 def serialize_dialog(dialog: Dialog) -> str:
-    out = []
-    for i, line in enumerate(dialog.lines, 1):
-        if isinstance(line, Exchange):
-            out.append(f"{i} {line.user}\t{line.bot}\n")
-        else:
-            out.append(f"{i} {line.text}\n")
-    return "".join(out)
+    return "".join(serialize_line(i, line) for i, line in enumerate(dialog.lines, 1))
 
 
 def serialize(dialogs: Iterable[Dialog]) -> str:
@@ -181,4 +233,4 @@ def serialize(dialogs: Iterable[Dialog]) -> str:
 
 
 __all__ = ["Exchange", "Context", "Fact", "Dialog", "Line", "NO_RESULT", "SILENCE", "RATING", "is_api_call",
-           "parse", "parse_lines", "read", "read_dialogs", "serialize", "serialize_dialog"]
+           "parse", "parse_lines", "lines_of", "read", "iter_dialogs", "read_dialogs", "serialize", "serialize_dialog"]

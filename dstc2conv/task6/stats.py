@@ -6,6 +6,8 @@ import os
 from dataclasses import asdict, dataclass
 from typing import Iterable
 
+from ..errors import Dstc2ConvError
+from ..limits import MAX_VOCABULARY
 from .format import (
     RATING,
     SILENCE,
@@ -14,7 +16,7 @@ from .format import (
     Exchange,
     Fact,
     is_api_call,
-    read_dialogs,
+    iter_dialogs,
 )
 
 
@@ -69,14 +71,18 @@ class FileStats:
 
 
 def file_stats(path: str | os.PathLike) -> FileStats:
-    """Table 1 for a task-6 file; a file without a dialog is an error."""
+    """Table 1 for a task-6 file; a file without a dialog is an error. The dialogs are
+    read one at a time, never all held."""
     path = os.fspath(path)
-    dialogs = read_dialogs(path)
-    users = silent = bots = outputs = 0
+    users = silent = bots = outputs = dialogs = 0
     vocabulary: set[str] = set()
     candidates: set[str] = set()
-    for dialog in dialogs:
-        for line in dialog.lines:
+    for dialog in iter_dialogs(path):
+        dialogs += 1
+        if len(vocabulary) > MAX_VOCABULARY:
+            raise Dstc2ConvError(f"more than {MAX_VOCABULARY:,} distinct tokens, more than stats counts in a "
+                                 "task-6 file", path, dialog.start_line)
+        for line in dialog.lines:    # (a line is at most limits.MAX_LINE characters: few tokens)
             if isinstance(line, Exchange):
                 if line.user == SILENCE:
                     silent += 1
@@ -89,7 +95,12 @@ def file_stats(path: str | os.PathLike) -> FileStats:
             elif isinstance(line, Context):
                 outputs += 1
                 vocabulary.update(line.text.split())
-    return FileStats(path, len(dialogs), users, silent, bots, outputs, len(vocabulary), len(candidates))
+    if len(vocabulary) > MAX_VOCABULARY:
+        raise Dstc2ConvError(f"more than {MAX_VOCABULARY:,} distinct tokens, more than stats counts in a "
+                             "task-6 file", path)
+    if not dialogs:
+        raise Dstc2ConvError("no dialogs (the file is empty or only empty lines)", path)
+    return FileStats(path, dialogs, users, silent, bots, outputs, len(vocabulary), len(candidates))
 
 
 def rating_consistency(dialogs: Iterable[Dialog]) -> tuple[int, int]:

@@ -11,7 +11,7 @@ from ..errors import Dstc2ConvError
 from .format import Dialog, Exchange, is_api_call, read_dialogs
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BotTurn:
     """One bot turn to predict: its user utterance, gold bot utterance (the bot utterance
     the file gives), and the context lines (results) that follow it."""
@@ -27,7 +27,7 @@ class BotTurn:
         return is_api_call(self.gold)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DialogTurns:
     """A dialog as bot turns: the context lines before its first exchange (``lead``,
     normally none) and each exchange as a BotTurn."""

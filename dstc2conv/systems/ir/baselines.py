@@ -1,4 +1,5 @@
-"""The information-retrieval baselines of Bordes & Weston (2017), section 4.3.
+"""The information-retrieval baselines of Bordes & Weston (2017), section 4.3, as systems
+of the one interface (``systems.interface``).
 
 Words are the whitespace-separated tokens of the task-6 text, lowercased.
 
@@ -8,7 +9,13 @@ the candidates: idf(w) = ln(N / df(w)), N candidates, df(w) of them holding w; a
 is tf * idf, tf the count of the word in the text. The input is either the last user
 utterance (``last``) or the whole conversation so far (``conversation``): every earlier
 user utterance, gold bot utterance and result line of the dialog, and the last user
-utterance. Scores within TIE of the best are tied; the first candidate among them wins.
+utterance. The ranking follows ``systems.ranking``: scores within TIE of the best are
+tied, the first candidate among them wins.
+
+The cosines are one sparse product (scipy): the candidates' unit vectors are the rows of
+a matrix, its columns the words in alphabetical order; a row's products are added in
+the order of its columns, word by word as the words of the input, in alphabetical order,
+would add them one at a time, so every cosine is the same float, to the last bit.
 
 Nearest Neighbor takes the training (user utterance, bot utterance) pairs and answers
 with the bot utterance of the pair whose user utterance shares the most word types with
@@ -18,98 +25,89 @@ training file.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Sequence
+
+import numpy as np
+from scipy.sparse import csr_array
 
 from ...errors import Dstc2ConvError
-from ...evaluate.responses import Score, outcomes, score
+from ...evaluate.metrics import accuracy
+from ...evaluate.responses import outcomes
 from ...task6.candidates import distinct, read_candidates
 from ...task6.turns import BotTurn
+from .. import ranking
+from ..interface import System, predict
 
 INPUTS = ("last", "conversation")
-TIE = 1e-9
+TIE = ranking.TIE
 
 
 def words(text: str) -> list[str]:
     return text.lower().split()
 
 
-# ---------------------------------------------------------------- candidates
-
-def train_candidates(train: list[BotTurn]) -> tuple[str, ...]:
+def train_candidates(train: Sequence[BotTurn]) -> tuple[str, ...]:
     """The distinct bot utterances of a training file, in order of first occurrence."""
     return distinct(t.gold for t in train)
-
-
-# ---------------------------------------------------------------- inputs
-
-def inputs(turns: list[BotTurn], variant: str) -> Iterator[list[str]]:
-    """The input words of every turn, one turn at a time: its user utterance (``last``), or
-    the dialog up to it (``conversation``: earlier user and bot utterances, result lines,
-    then the user's). One turn's words at a time: a long dialog's would fill the memory."""
-    if variant not in INPUTS:
-        raise ValueError(variant)
-    history: list[str] = []
-    dialog = None
-    for turn in turns:
-        if turn.dialog != dialog:
-            history, dialog = [], turn.dialog
-        user = words(turn.user)
-        if variant == "last":
-            yield user
-            continue
-        yield history + user
-        history += user + words(turn.gold)
-        for line in turn.context:
-            history += words(line)
 
 
 # ---------------------------------------------------------------- TF-IDF Match
 
 class TfIdf:
-    """An inverted index of the candidates' TF-IDF vectors, each of length 1."""
+    """The candidates' TF-IDF vectors, each of length 1, as the rows of a sparse matrix
+    whose columns are the words that weigh something (in no candidate's every word)."""
 
-    def __init__(self, candidates: tuple[str, ...]):
+    def __init__(self, candidates: Sequence[str]):
         if not candidates:
             raise Dstc2ConvError("no candidates")
-        self.candidates = candidates
-        counts = [_counts(words(c)) for c in candidates]
+        self.candidates = tuple(candidates)
+        counts = [_counts(words(c)) for c in self.candidates]
         df: dict[str, int] = {}
         for bag in counts:
             for w in bag:
                 df[w] = df.get(w, 0) + 1
-        n = len(candidates)
+        n = len(self.candidates)
         self.idf = {w: math.log(n / d) for w, d in df.items()}
-        self.postings: dict[str, list[tuple[int, float]]] = {}
-        for i, bag in enumerate(counts):
+        vocabulary = sorted(w for w, x in self.idf.items() if x)
+        self.vocabulary = tuple(vocabulary)
+        self.columns = {w: j for j, w in enumerate(vocabulary)}
+        self._idf = np.array([self.idf[w] for w in vocabulary], dtype=float)
+        data: list[float] = []
+        indices: list[int] = []
+        starts = [0]
+        for bag in counts:
             weights = {w: tf * self.idf[w] for w, tf in sorted(bag.items())}
             norm = math.sqrt(sum(x * x for x in weights.values()))
             for w, x in weights.items():
                 if x:
-                    self.postings.setdefault(w, []).append((i, x / norm))
+                    indices.append(self.columns[w])
+                    data.append(x / norm)
+            starts.append(len(indices))
+        self._matrix = csr_array((np.array(data, dtype=float), np.array(indices, dtype=np.int64),
+                                  np.array(starts, dtype=np.int64)), shape=(n, len(vocabulary)))
 
-    def scores(self, text: list[str]) -> list[float]:
-        """The cosine of every candidate with a bag of words."""
-        bag = {w: tf * self.idf[w] for w, tf in sorted(_counts(text).items()) if self.idf.get(w)}
-        dots = [0.0] * len(self.candidates)
-        if not bag:
-            return dots
-        norm = math.sqrt(sum(x * x for x in bag.values()))
-        for w, x in bag.items():
-            for i, y in self.postings[w]:
-                dots[i] += x * y
-        return [d / norm for d in dots]
+    def counts(self, text: Sequence[str]) -> np.ndarray:
+        """The counts of a text's words that weigh something, as a vector over the columns."""
+        columns = self.columns
+        return np.bincount([j for j in (columns.get(w) for w in text) if j is not None],
+                           minlength=len(self.vocabulary)).astype(float)
 
-    def best(self, text: list[str]) -> str:
-        return self.candidates[_first_best(self.scores(text))]
+    def cosines(self, counts: np.ndarray) -> np.ndarray:
+        """The cosine of every candidate with a bag of words (``counts``), as an array.
+        The input's squared weights are added in column order, as the candidates'
+        products are."""
+        weights = counts * self._idf
+        squares = np.cumsum(weights * weights)   # one after the other, in column order
+        if not len(squares) or not squares[-1]:
+            return np.zeros(len(self.candidates))
+        return (self._matrix @ weights) / math.sqrt(squares[-1])
 
-    def ranked(self, text: list[str], k: int) -> tuple[str, ...]:
-        """The ``k`` best candidates, best first: ``best`` first, then by score, ties in
-        candidate order."""
-        scores = self.scores(text)
-        first = _first_best(scores)
-        rest = sorted((i for i in range(len(scores)) if i != first), key=lambda i: (-scores[i], i))
-        return tuple(self.candidates[i] for i in [first, *rest[:k - 1]])
+    def scores(self, text: Sequence[str]) -> list[float]:
+        """The cosine of every candidate with a text's words."""
+        return self.cosines(self.counts(text)).tolist()
+
+    def best(self, text: Sequence[str]) -> str:
+        return self.candidates[ranking.first_best(self.cosines(self.counts(text)))]
 
 
 def _counts(text: list[str]) -> dict[str, int]:
@@ -119,74 +117,77 @@ def _counts(text: list[str]) -> dict[str, int]:
     return bag
 
 
-def _first_best(scores: list[float]) -> int:
-    top = max(scores)
-    return next(i for i, s in enumerate(scores) if s >= top - TIE)
+class TfIdfMatch(System):
+    """TF-IDF Match. Settings: ``candidates`` (None: the distinct bot utterances of the
+    training file) and ``input`` (``last`` or ``conversation``; None: the one with the
+    higher per-response accuracy on the dev file, a tie the conversation, and without a
+    dev file the conversation). Learned: ``index_``, ``input_``, ``dev_`` (each input's
+    accuracy on dev, when it chose)."""
 
+    name = "tfidf"
 
-# Inputs of at most this many words are remembered with their answer (the same user
-# utterances come back often); longer ones, whole conversations, seldom do.
-CACHED_WORDS = 64
+    def __init__(self, candidates: Sequence[str] | None = None, input: str | None = None):
+        if input is not None and input not in INPUTS:
+            raise ValueError(f"input={input!r}: give one of {', '.join(INPUTS)}, or None")
+        self.candidates = None if candidates is None else tuple(candidates)
+        self.input = input
 
+    def fit(self, train: Sequence[BotTurn], dev: Sequence[BotTurn] | None = None) -> TfIdfMatch:
+        self.index_ = TfIdf(train_candidates(train) if self.candidates is None else self.candidates)
+        self._cache: dict[tuple[str, int], tuple[str, ...]] = {}   # input last: user utterance, k -> ranking
+        self.dev_: dict[str, dict] = {}
+        self.input_ = self.input or "conversation"
+        if self.input is None and dev:
+            for variant in INPUTS:
+                self.input_ = variant
+                self.dev_[variant] = accuracy(outcomes(predict(self, dev), dev), dev)
+            better = self.dev_["last"]["correct"] > self.dev_["conversation"]["correct"]
+            self.input_ = "last" if better else "conversation"
+        self.reset()
+        return self
 
-def tfidf_predict(index: TfIdf, turns: list[BotTurn], variant: str) -> list[str]:
-    cache: dict[tuple[str, ...], str] = {}
-    out = []
-    for text in inputs(turns, variant):
-        if len(text) > CACHED_WORDS:
-            out.append(index.best(text))
-            continue
-        key = tuple(sorted(text))
-        if key not in cache:
-            cache[key] = index.best(text)
-        out.append(cache[key])
-    return out
+    def reset(self) -> None:
+        self._history = np.zeros(len(self.index_.vocabulary))
 
+    def _counts(self, user: str) -> np.ndarray:
+        counts = self.index_.counts(words(user))
+        return counts + self._history if self.input_ == "conversation" else counts
 
-def tfidf_rank(index: TfIdf, turns: list[BotTurn], variant: str, k: int) -> list[tuple[str, ...]]:
-    """The ``k`` best candidates of every turn, best first (the first is ``tfidf_predict``'s)."""
-    cache: dict[tuple[str, ...], tuple[str, ...]] = {}
-    out = []
-    for text in inputs(turns, variant):
-        if len(text) > CACHED_WORDS:
-            out.append(index.ranked(text, k))
-            continue
-        key = tuple(sorted(text))
-        if key not in cache:
-            cache[key] = index.ranked(text, k)
-        out.append(cache[key])
-    return out
+    def input_words(self, user: str) -> dict[str, int]:
+        """The input at this turn: its words that weigh something, with their counts."""
+        counts = self._counts(user)
+        return {self.index_.vocabulary[j]: int(counts[j]) for j in np.flatnonzero(counts)}
 
+    def rank(self, user: str, k: int) -> tuple[str, ...]:
+        if self.input_ == "last":   # the same user utterances come back often
+            found = self._cache.get((user, k))
+            if found is None:
+                found = self._cache[user, k] = self._rank(self._counts(user), k)
+            return found
+        return self._rank(self._counts(user), k)
 
-@dataclass(frozen=True)
-class Choice:
-    variant: str
-    dev: dict   # variant -> its Score on the dev file
+    def _rank(self, counts: np.ndarray, k: int) -> tuple[str, ...]:
+        candidates = self.index_.candidates
+        return tuple(candidates[i] for i in ranking.best(self.index_.cosines(counts), k))
 
-
-def choose_input(index: TfIdf, dev: list[BotTurn]) -> Choice:
-    """The input variant with the higher per-response accuracy on ``dev`` (a tie: the
-    whole conversation)."""
-    scores = {variant: evaluate(tfidf_predict(index, dev, variant), dev) for variant in INPUTS}
-    better = scores["last"].correct > scores["conversation"].correct
-    return Choice("last" if better else "conversation", scores)
-
-
-def evaluate(predictions: list[str], turns: list[BotTurn], sig: str = "") -> Score:
-    """Per-response and per-dialog accuracy of predictions against the turns' gold."""
-    return score(outcomes(predictions, turns), turns, sig)
+    def observe(self, user: str, gold: str, context: tuple[str, ...]) -> None:
+        if self.input_ == "conversation":
+            self._history += self.index_.counts([w for text in (user, gold, *context) for w in words(text)])
 
 
 # ---------------------------------------------------------------- Nearest Neighbor
 
-class NearestNeighbor:
-    """The training pairs, indexed by the word types of their user utterances."""
+class NearestNeighbor(System):
+    """Nearest Neighbor: no settings. Learned: the training pairs, indexed by the word
+    types of their user utterances (one pair per distinct set of user words, the first)."""
 
-    def __init__(self, train: list[BotTurn]):
+    name = "nn"
+
+    def fit(self, train: Sequence[BotTurn], dev: Sequence[BotTurn] | None = None) -> NearestNeighbor:
         if not train:
             raise Dstc2ConvError("no training pairs")
-        self.responses: list[str] = []   # one per distinct set of user words, first pair's
-        self.postings: dict[str, list[int]] = {}
+        self.responses_: list[str] = []
+        self.postings_: dict[str, list[int]] = {}
         seen: set[frozenset] = set()
         for turn in train:
             types = frozenset(words(turn.user))
@@ -194,44 +195,35 @@ class NearestNeighbor:
                 continue
             seen.add(types)
             for w in types:
-                self.postings.setdefault(w, []).append(len(self.responses))
-            self.responses.append(turn.gold)
+                self.postings_.setdefault(w, []).append(len(self.responses_))
+            self.responses_.append(turn.gold)
         self._cache: dict[frozenset, str] = {}
+        return self
 
-    def best(self, user: str) -> str:
-        types = frozenset(words(user))
-        found = self._cache.get(types)
-        if found is None:
-            shared = [0] * len(self.responses)
-            for w in types:
-                for i in self.postings.get(w, ()):
-                    shared[i] += 1
-            found = self._cache[types] = self.responses[shared.index(max(shared))]
-        return found
-
-    def ranked(self, user: str, k: int) -> tuple[str, ...]:
-        shared = [0] * len(self.responses)
-        for w in frozenset(words(user)):
-            for i in self.postings.get(w, ()):
+    def _shared(self, types: frozenset) -> list[int]:
+        shared = [0] * len(self.responses_)
+        for w in types:
+            for i in self.postings_.get(w, ()):
                 shared[i] += 1
+        return shared
+
+    def rank(self, user: str, k: int) -> tuple[str, ...]:
+        """The ``k`` best distinct bot utterances, best first: the training pairs by shared
+        word types, ties to the pair first in the training file."""
+        types = frozenset(words(user))
+        if k == 1:
+            found = self._cache.get(types)
+            if found is None:
+                shared = self._shared(types)
+                found = self._cache[types] = self.responses_[shared.index(max(shared))]
+            return (found,)
+        shared = self._shared(types)
         out: dict[str, str] = {}
         for i in sorted(range(len(shared)), key=lambda i: (-shared[i], i)):
-            out.setdefault(self.responses[i].strip(), self.responses[i])
+            out.setdefault(self.responses_[i].strip(), self.responses_[i])
             if len(out) == k:
                 break
         return tuple(out.values())
 
 
-def nn_predict(index: NearestNeighbor, turns: list[BotTurn]) -> list[str]:
-    return [index.best(t.user) for t in turns]
-
-
-def nn_rank(index: NearestNeighbor, turns: list[BotTurn], k: int) -> list[tuple[str, ...]]:
-    """The ``k`` best distinct bot utterances of every turn, best first: the training
-    pairs by shared word types, ties to the pair first in the training file (the first
-    is ``nn_predict``'s)."""
-    return [index.ranked(t.user, k) for t in turns]
-
-
-__all__ = ["INPUTS", "words", "read_candidates", "train_candidates", "inputs", "TfIdf", "tfidf_predict",
-           "Choice", "choose_input", "evaluate", "NearestNeighbor", "nn_predict", "tfidf_rank", "nn_rank"]
+__all__ = ["INPUTS", "TIE", "words", "read_candidates", "train_candidates", "TfIdf", "TfIdfMatch", "NearestNeighbor"]

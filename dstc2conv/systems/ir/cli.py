@@ -14,7 +14,9 @@ from ...files import check_writable, sha256_file, write_stdout, write_text_atomi
 
 
 def _cmd_ir(args) -> int:
+    from ...reporter import reporting, stopwatch
     from ...task6.turns import read_turns
+    from ..interface import progress_lines, run
     from . import baselines as ir
 
     if args.out != "-":
@@ -23,34 +25,24 @@ def _cmd_ir(args) -> int:
     train = read_turns(args.train)
     turns = read_turns(args.data)
     info: dict = {"method": args.method}
-    rankings = None
     if args.method == "nn":
-        index = ir.NearestNeighbor(train)
-        if args.rank:
-            rankings = ir.nn_rank(index, turns, args.rank)
-            predictions = [r[0] for r in rankings]
-        else:
-            predictions = ir.nn_predict(index, turns)
+        system = ir.NearestNeighbor()
         info["input"] = "last"
         parts = ["ir:nn", f"train:{sha256_file(args.train)[:12]}"]
     else:
-        if args.candidates:
-            candidates = ir.read_candidates(args.candidates)
-        else:
-            candidates = ir.train_candidates(train)
-        index = ir.TfIdf(candidates)
-        dev = None
-        if args.dev:
-            choice = ir.choose_input(index, read_turns(args.dev))
-            variant, dev = choice.variant, choice.dev
-        else:
-            variant = args.input
-        if args.rank:
-            rankings = ir.tfidf_rank(index, turns, variant, args.rank)
-            predictions = [r[0] for r in rankings]
-        else:
-            predictions = ir.tfidf_predict(index, turns, variant)
-        info.update(input=variant, candidates=len(candidates), candidates_from=args.candidates or "train",
+        candidates = ir.read_candidates(args.candidates) if args.candidates else None
+        if candidates is not None:
+            _note_coverage(args, candidates, train)
+        system = ir.TfIdfMatch(candidates, None if args.dev else args.input)
+    with reporting(notes=not args.quiet), stopwatch(f"ir {args.method}"):
+        system.fit(train, read_turns(args.dev) if getattr(args, "dev", None) else None)
+        rankings = run(system, turns, args.rank or 1, progress=progress_lines("predicting"))
+    predictions = [r[0] for r in rankings]
+    if not args.rank:
+        rankings = None
+    if args.method == "tfidf":
+        variant, dev = system.input_, system.dev_
+        info.update(input=variant, candidates=len(system.index_.candidates), candidates_from=args.candidates or "train",
                     dev=score_output.parts(dev) if dev else None)
         parts = [f"ir:tfidf-{variant}", f"train:{sha256_file(args.train)[:12]}",
                  f"candidates:{sha256_file(args.candidates)[:12] if args.candidates else 'train'}"]
@@ -76,7 +68,7 @@ def _cmd_ir(args) -> int:
             "tfidf": f"tf-idf match, input: {info['input']}"}[args.method]
     if info.get("dev"):
         line += " (chosen on --dev: " + ", ".join(
-            f"{v} {s['per_response']:.2%}" for v, s in info["dev"].items()) + " per response)"
+            f"{v} {score_output.percent(s['per_response'])}" for v, s in info["dev"].items()) + " per response)"
     print(f"baseline               {line}", file=out)
     if args.method == "tfidf":
         where = args.candidates or f"the distinct bot utterances of {args.train}"
@@ -84,6 +76,15 @@ def _cmd_ir(args) -> int:
     print("\n".join(score_output.score_lines(scored.figures, sig)), file=out)
     print(f"time                   {seconds:.1f} s", file=out)
     return 0
+
+
+def _note_coverage(args, candidates, train) -> None:
+    """A note when --candidates does not hold the training utterances (its manifest, or --train, says so)."""
+    from ...task6.candidates import coverage_note
+
+    found = coverage_note(args.candidates, candidates, args.train, (t.gold for t in train))
+    if found and not args.quiet:
+        print(f"dstc2conv: note: {found}", file=sys.stderr)
 
 
 def _score(predictions, rankings, turns, data_sha: str, parts: list[str], k: int | None):

@@ -20,9 +20,10 @@ from .training import Epoch, Schedule, fit, ranking
 
 
 class Learned(System):
-    """A learned system. Settings are the dataclass-like constructor arguments given in
-    ``SETTINGS`` (name -> default); ``candidates``: the responses it ranks (default: the
-    distinct bot utterances of the files it was fitted on)."""
+    """A learned system. Settings are the constructor's keyword arguments, named in
+    ``SETTINGS`` (name -> default); ``candidates``: the responses it ranks once fitted
+    (default: the distinct bot utterances of the files it was fitted on); it learns to
+    rank those and the train and dev files' bot utterances."""
 
     name = ""
     kind = ""                 # the model folder's "system"
@@ -111,6 +112,10 @@ class Learned(System):
              f"{len(self.candidates)} candidates")
         self.params, self.curve = fit(self.params, len(train_exs), step, dev_accuracy, schedule, rng,
                                       f"{self.name}: ", self.after_step)
+        if self.given is not None:      # the responses asked for, and only those, are ranked
+            self.use_candidates(self.given)
+        else:
+            self.after_step()
         return self
 
     def accuracy(self, encoded, gold: np.ndarray, size: int = 256) -> float:

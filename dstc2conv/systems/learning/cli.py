@@ -12,8 +12,6 @@ from ...arguments import at_least
 from ...errors import Dstc2ConvError
 from ...reporter import note, reporting
 
-EXTRA = "pip install 'dstc2conv[learned]'"
-
 
 def numpy_ready() -> None:
     """numpy, on one BLAS thread (results that do not depend on threads, and a shared
@@ -23,7 +21,7 @@ def numpy_ready() -> None:
     try:
         import numpy  # noqa: F401
     except ImportError:
-        raise Dstc2ConvError(f"the learned systems need numpy: {EXTRA}") from None
+        raise Dstc2ConvError("the learned systems need numpy: pip install numpy") from None
 
 
 def add_commands(sub, name: str, help: str, system_of, grid_of, options=None, explain=None) -> None:

@@ -249,10 +249,7 @@ def _baseline(args, setup: _Scoring, ruleset) -> _Baseline | None:
 def _rescore(args, setup: _Scoring, ruleset, baseline: _Baseline | None, pin: str | None = None) -> None:
     """Score the rules, print the score and the change since the baseline, keep it in the history."""
     from ...evaluate.responses import by_system
-    from ...files import sha256_file
     from .flips import as_dict, as_text, compare
-    from .history import Entry, now_utc
-    from .ruleset import rules_sha256
 
     scored, seconds = _scored(ruleset, setup)
     now = _score_of(ruleset, setup, scored)
@@ -261,14 +258,27 @@ def _rescore(args, setup: _Scoring, ruleset, baseline: _Baseline | None, pin: st
     change = None if baseline is None else compare(baseline.label, baseline.described, baseline.score,
                                                    baseline.scored, predictions, scored.results, turns, setup.systems)
     _say(args, f"rules {ruleset.path}" + (" (the shipped rules)" if _is_shipped(ruleset.path) else ""))
+    # kept before it is printed: a reader that stops early (| head) leaves the next rescore its baseline
+    kept = _keep(setup, ruleset, now, scored, pin)
     more = {}
     if change is not None and args.json:
         more["against"] = as_dict(change, now, turns, predictions, args.flips, args.context, setup.dialogs)
     _print_score(args, now, systems, turns, seconds, more)
     if change is not None and not args.json:
         print("\n".join(as_text(change, now, turns, predictions, args.flips, args.context, setup.dialogs)))
+    if kept and pin:
+        _say(args, f"pinned as {pin}: --against {pin} compares with it")
+
+
+def _keep(setup: _Scoring, ruleset, now, scored, pin: str | None) -> bool:
+    """Add the score to the history (if any); whether it was added. A failure is a warning,
+    an error with ``pin`` (--save)."""
+    from ...files import sha256_file
+    from .history import Entry, now_utc
+    from .ruleset import rules_sha256
+
     if setup.history is None:
-        return
+        return False
     try:
         file_sha = sha256_file(ruleset.path)
         if rules_sha256(file_sha, ruleset.ontology.sha256) != ruleset.sha256:
@@ -280,9 +290,8 @@ def _rescore(args, setup: _Scoring, ruleset, baseline: _Baseline | None, pin: st
         if pin:
             raise
         _warn(f"the score is not kept for the next comparison: {exc}")
-        return
-    if pin:
-        _say(args, f"pinned as {pin}: --against {pin} compares with it")
+        return False
+    return True
 
 
 def _watched(args) -> list[str]:
@@ -441,6 +450,7 @@ def _cmd_check(args) -> int:
 
 
 def _cmd_tune(args) -> int:
+    from ...evaluate.tables import percent
     from .tune import tune, write_tuned
 
     name = os.path.basename(args.data).lower()
@@ -469,10 +479,10 @@ def _cmd_tune(args) -> int:
     if copy:
         _copy(*copy, args.out)
         _say(args, f"copied the ontology {copy[0]} to {copy[1]}, where the tuned file looks for it")
-    print(f"before  {tuned.before:.2%} {what}")
-    print(f"after   {tuned.after:.2%} {what}")
+    print(f"before  {percent(tuned.before)} {what}")
+    print(f"after   {percent(tuned.after)} {what}")
     for (system, before), (_, after) in zip(tuned.systems_before, tuned.systems_after):
-        print(f"  {system:<5} {before.per_response:.2%} -> {after.per_response:.2%} per response "
+        print(f"  {system:<5} {percent(before.per_response)} -> {percent(after.per_response)} per response "
               f"({before.correct} -> {after.correct} of {after.responses})")
     if not tuned.converged:
         print(f"stopped by the time budget after {count(tuned.rounds, 'round')}; not converged")
@@ -609,7 +619,9 @@ def add_parser(sub) -> None:
 
     p = rules_sub.add_parser("tune", help="choose enabled rules and priorities on a validation file")
     common(p)
-    p.add_argument("--out", required=True, metavar="NEW.yaml")
+    p.add_argument("--out", required=True, metavar="NEW.yaml",
+                   help="the tuned rule file to write: the rule file with the chosen rules enabled and their "
+                        "priorities (not the rule file itself; its ontology is copied beside it when needed)")
     p.add_argument("--budget", type=seconds, default=100.0, metavar="SECONDS", help="time budget (default 100)")
     p.add_argument("--objective", choices=list(OBJECTIVES), default="overall",
                    help="what to maximise: per-response accuracy over all turns (default), or the mean, or "

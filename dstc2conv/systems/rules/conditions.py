@@ -18,12 +18,13 @@ spellings of ``docs/rules.md``.
 from __future__ import annotations
 
 import re as std_re
+import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import regex
 
-from ...limits import MAX_REGEX_SIZE, regex_size
+from ...limits import MAX_REGEX_SIZE, MAX_REGEX_TOTAL, regex_size
 from ...task6.format import SILENCE
 from ...task6.vocabulary import DONTCARE, RULE_SLOTS
 from .problems import Problem, RuleFileError, show
@@ -35,9 +36,55 @@ COMBINATORS = ("not", "any", "all")
 PROBE_TIMEOUT = 0.25    # seconds a regular expression may take on one probe (see _too_slow)
 TIMEOUT = 0.5           # seconds a condition's regular expression may take on one text, when the rules run
 TOO_SLOW = "regular expression too slow"
+PROBE_SECONDS = 5.0     # seconds the probes of a rule file's regular expressions may take in all
+RUN_SECONDS = 20.0      # seconds a run's regular expressions may search in all (the shipped rules: well under 1)
+
+
+class OutOfTime(Exception):
+    """A Budget spent."""
+
+
+class Budget:
+    """What the regular expressions of a rule file (its probes) or of a run may take in
+    all: ``seconds`` of searching (CPU time; each search is still bounded by the clock),
+    and (a file's) ``size`` of patterns written out."""
+
+    def __init__(self, seconds: float, size: int = MAX_REGEX_TOTAL):
+        self.seconds = seconds
+        self.left = seconds
+        self.size_left = size
+
+    def search(self, compiled, text: str, timeout: float):
+        """``compiled.search(text)`` within ``timeout`` seconds, tried a second time before
+        giving up (a pause of the whole process is not the expression's fault); past that,
+        TimeoutError; OutOfTime once the budget is spent, whatever the text."""
+        for attempt in (1, 2):
+            limit = min(timeout, self.left)
+            if limit <= 0:
+                raise OutOfTime
+            start = time.thread_time()   # (CPU time: a busy machine does not spend the budget)
+            try:
+                return compiled.search(text, timeout=limit)
+            except TimeoutError:
+                if limit < timeout:
+                    self.left = 0
+                    raise OutOfTime from None
+                if attempt == 2:
+                    raise
+            finally:
+                self.left -= time.thread_time() - start
 
 
 # ---------------------------------------------------------------- regular expressions
+
+@dataclass(frozen=True)
+class Site:
+    """Where a condition's value is compiled: the problem to report when its regular
+    expression is too slow on some text (the rule file, line and rule), and the rule
+    file's Budget."""
+    slow: Problem
+    budget: Budget
+
 
 @dataclass(frozen=True)
 class Regex:
@@ -53,26 +100,22 @@ class Regex:
     def too_slow(self) -> RuleFileError:
         return RuleFileError([self.slow])
 
-
-def search_bounded(compiled, text: str, timeout: float):
-    """``compiled.search(text)`` within ``timeout`` seconds, tried a second time before
-    giving up (a pause of the whole process is not the expression's fault); past that,
-    TimeoutError."""
-    try:
-        return compiled.search(text, timeout=timeout)
-    except TimeoutError:
-        return compiled.search(text, timeout=timeout)
+    def out_of_time(self, seconds: float) -> RuleFileError:
+        return RuleFileError([Problem(self.slow.path, self.slow.line, f"regular expressions took more than "
+                                      f"{seconds:g} s in all on this data (this one was searching)",
+                                      self.slow.rule_id)])
 
 
-def _too_slow(compiled) -> bool:
+def _too_slow(compiled, budget: Budget) -> bool:
     """Whether a regular expression backtracks catastrophically on a probe: a run of one
     character it names (or a, 0, space), alone or between spaces, then one it cannot match.
-    Any other slow case is stopped when the rules run (TIMEOUT)."""
+    Any other slow case is stopped when the rules run (TIMEOUT, RUN_SECONDS).
+    OutOfTime when the rule file's probes have taken PROBE_SECONDS in all."""
     chars = {c for c in compiled.pattern if c.isalnum() or c == " "} | {"a", "0", " "}
     try:
         for c in sorted(chars):
-            search_bounded(compiled, c * 30 + "\x00", PROBE_TIMEOUT)
-            search_bounded(compiled, (c + " ") * 15 + "\x00", PROBE_TIMEOUT)
+            budget.search(compiled, c * 30 + "\x00", PROBE_TIMEOUT)
+            budget.search(compiled, (c + " ") * 15 + "\x00", PROBE_TIMEOUT)
     except TimeoutError:
         return True
     return False
@@ -82,6 +125,11 @@ def pattern_regex(template: str, named: bool = False):
     """A regex matching any rendering of a pattern (each field one token). ``named``:
     its first {name} is captured as the group ``name``, and any other {name} must be the
     same token."""
+    return regex.compile(pattern_source(template, named))
+
+
+def pattern_source(template: str, named: bool = False) -> str:
+    """The source of ``pattern_regex``, to be measured before it is compiled."""
     out, seen = [], False
     for i, part in enumerate(FIELD_RE.split(template)):
         if i % 2 == 0:
@@ -91,23 +139,27 @@ def pattern_regex(template: str, named: bool = False):
             seen = True
         else:
             out.append(r"\S+")
-    return regex.compile("".join(out) + r"\Z")
+    return "".join(out) + r"\Z"
 
 
-def bounded(rx: Regex, memo: dict):
+def bounded(rx: Regex, env: Env):
     """(cache, find) for a regular expression of a rule file: ``find(text)`` says whether
     it occurs in ``text``, searching with a time limit (TIMEOUT, twice; past it, the
-    rule's problem is raised), and remembers it in ``cache`` (text -> bool), shared through
-    ``memo`` by every condition with the same expression. Texts repeat a lot, and a
-    look-up costs less than a search, let alone one with a time limit."""
-    cache = memo.setdefault(rx.source, {})
+    rule's problem is raised) out of the run's (``env.budget``: past it, a problem naming
+    the rule whose search it stopped), and remembers it in ``cache`` (text -> bool), shared
+    through ``env.memo`` by every condition with the same expression. Texts repeat a lot,
+    and a look-up costs less than a search, let alone one with a time limit."""
+    cache = env.memo.setdefault(rx.source, {})
     compiled = rx.compiled
+    search = env.budget.search
 
     def find(text: str) -> bool:
         try:
-            found = cache[text] = search_bounded(compiled, text, TIMEOUT) is not None
+            found = cache[text] = search(compiled, text, TIMEOUT) is not None
         except TimeoutError:
             raise rx.too_slow() from None
+        except OutOfTime:
+            raise rx.out_of_time(env.budget.seconds) from None
         return found
     return cache, find
 
@@ -153,9 +205,9 @@ class Choice:
 @dataclass(frozen=True)
 class ValueKind:
     """What a condition's value is: ``takes`` (for the docs), ``compile(condition, raw
-    value, patterns, slow)`` -> the compiled value, or Invalid, and ``item`` for a choice.
+    value, patterns, site)`` -> the compiled value, or Invalid, and ``item`` for a choice.
     ``patterns``: name -> template (None for a pattern with a problem of its own);
-    ``slow``: the problem to report when a regular expression is too slow on some text."""
+    ``site``: a Site (where it is, and the rule file's Budget)."""
     takes: str
     compile: Callable
     item: str = ""          # a choice of several: what one is ("slot", "pattern name", ...)
@@ -163,33 +215,52 @@ class ValueKind:
 
 def _plain(takes: str, check) -> ValueKind:
     """A kind whose value is used as it is (once ``check(value)`` holds)."""
-    def compile(name, raw, patterns, slow):
+    def compile(name, raw, patterns, site):
         if not check(raw):
             raise Invalid(f"condition {name!r} takes {takes}, not {show(raw)}")
         return raw
     return ValueKind(takes, compile)
 
 
-def _regex(name, raw, patterns, slow) -> Regex:
+def charge_regex(pattern: str, budget: Budget, shown: str) -> None:
+    """Invalid if ``pattern`` (``shown`` in the message) is too large to compile, alone
+    or with the rule file's others; else its size is taken from the file's budget."""
+    if budget.size_left < 0:
+        raise Invalid(None)     # (said once, of the first past the bound)
+    size = regex_size(pattern)
+    if size > MAX_REGEX_SIZE:
+        raise Invalid(f"regular expression too large: {shown} has more than {MAX_REGEX_SIZE:,} "
+                      "characters with its counted repeats written out")
+    budget.size_left -= size
+    if budget.size_left < 0:
+        raise Invalid(f"regular expressions too large in all: more than {MAX_REGEX_TOTAL:,} characters in one "
+                      "rule file with their counted repeats written out")
+
+
+def _regex(name, raw, patterns, site: Site) -> Regex:
     if not isinstance(raw, str):
         raise Invalid(f"condition {name!r} takes a regular expression (a string), not {show(raw)}")
-    if regex_size(raw) > MAX_REGEX_SIZE:    # before compiling: what it compiles to grows with it
-        raise Invalid(f"regular expression too large: {show(raw)} has more than {MAX_REGEX_SIZE} "
-                      "characters with its counted repeats written out")
+    charge_regex(raw, site.budget, show(raw))    # before compiling: what it compiles to grows with it
     try:
         compiled = regex.compile(raw)
     except regex.error as exc:
         raise Invalid(f"bad regular expression {show(raw)}: {exc}") from None
     except (OverflowError, RecursionError, MemoryError):
         raise Invalid(f"regular expression too large: {show(raw)}") from None
-    if _too_slow(compiled):
-        raise Invalid(TOO_SLOW)
-    return Regex(compiled, slow)
+    if site.budget.left <= 0:
+        raise Invalid(None)     # (said once, of the first whose probes spent it)
+    try:
+        if _too_slow(compiled, site.budget):
+            raise Invalid(TOO_SLOW)
+    except OutOfTime:
+        raise Invalid(f"{TOO_SLOW}: the rule file's regular expressions took more than "
+                      f"{site.budget.seconds:g} s in all on the probe texts") from None
+    return Regex(compiled, site.slow)
 
 
 def _choice(item: str, compile_item):
     """A ValueKind.compile for one item, or ``{any: [...]}`` / ``{all: [...]}`` of them."""
-    def compile(name, raw, patterns, slow):
+    def compile(name, raw, patterns, site):
         if isinstance(raw, list):
             raise Invalid(bare_list(name, raw, item))
         if isinstance(raw, dict):
@@ -231,13 +302,15 @@ def _flag(name, value, patterns):
     return value
 
 
-def _words(name, raw, patterns, slow) -> Choice:
+def _words(name, raw, patterns, site: Site) -> Choice:
     """Words or phrases, each found at word boundaries: any of them as one expression,
     all of them as one expression each."""
-    words = _choice("word", lambda n, v, p: v)(name, raw, patterns, slow)
+    words = _choice("word", lambda n, v, p: v)(name, raw, patterns, site)
     sources = ([r"\b(?:" + "|".join(regex.escape(w) for w in words.items) + r")\b"] if words.mode == "any"
                else [r"\b(?:" + regex.escape(w) + r")\b" for w in words.items])
-    return Choice(words.mode, tuple(Regex(regex.compile(s), slow) for s in sources))
+    for source in sources:    # (bounded as a regular expression is: compiling takes time with their length)
+        charge_regex(source, site.budget, "the expression of the words")
+    return Choice(words.mode, tuple(Regex(regex.compile(s), site.slow) for s in sources))
 
 
 BOOL = _plain("true or false", lambda v: isinstance(v, bool))
@@ -260,6 +333,7 @@ class Env:
     def __init__(self, served: frozenset = frozenset()):
         self.served = served
         self.memo: dict = {}
+        self.budget = Budget(RUN_SECONDS)   # the run's time for regular expressions
         self.watched: dict = {}
 
     def watch(self, patterns: tuple) -> tuple:
@@ -290,7 +364,7 @@ def condition(name: str, kind: ValueKind, doc: str):
 
 
 def _cached(rx: Regex, env: Env):
-    return bounded(rx, env.memo)
+    return bounded(rx, env)
 
 
 # -- the dialog

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from ...evaluate.response_kinds import NAMES, kind_of
 from ...evaluate.responses import Score
+from ...evaluate.tables import percent
 from .engine import Prediction
 from .history import Scored
 from .problems import count
@@ -112,13 +113,13 @@ def as_text(comparison: Comparison, now: Score, turns, predictions: Sequence[Pre
     (``dialogs``: the file's dialogs, needed when ``context``)."""
     c = comparison
     lines = [f"against                {c.described}",
-             f"change                 {now.per_response - c.previous.per_response:+.2%} per response "
+             f"change                 {percent(now.per_response - c.previous.per_response, signed=True)} per response "
              f"({count(len(c.flipped_right), 'turn')} now right, {len(c.flipped_wrong)} now wrong), "
-             f"{now.per_dialog - c.previous.per_dialog:+.2%} per dialog"]
+             f"{percent(now.per_dialog - c.previous.per_dialog, signed=True)} per dialog"]
     for what, parts in (("system", c.systems), ("kind", c.kinds)):
         for part in parts:
-            lines.append(f"  {what} {part.name:<15} {part.delta:+.2%}  ({part.right} now right, {part.wrong} now wrong,"
-                         f" of {part.responses})")
+            lines.append(f"  {what} {part.name:<15} {percent(part.delta, signed=True)}  "
+                         f"({part.right} now right, {part.wrong} now wrong, of {part.responses})")
     right = set(c.flipped_right)
     if c.groups:
         lines.append("flips by rule, before -> now:")

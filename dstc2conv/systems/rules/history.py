@@ -15,18 +15,28 @@ per data file, named after the file and a hash of its absolute path, holding
 A scoring is added unless the same rule file's latest entry has the same rules and data
 (a rerun with other flags). Bounded: at most ``PER_RULES`` entries per rule file and
 ``ENTRIES`` in all (the oldest go first) and ``PINS`` pinned names; a file no entry or pin
-names is removed. Every file is written atomically (predictions, then the index). An
-index or an entry that cannot be read is an error (the pinned scores are not thrown away
-on the quiet): remove the folder, or score with ``--no-history``.
+names is removed. Every file is written atomically (predictions, then the index); if the
+index cannot be written (a full disk), the predictions just written are removed: a
+scoring is kept whole or not at all. Writers take turns: each locks the folder
+(``fcntl.flock``), reads the index again and adds its entry to what it finds, so that
+two scorings at once keep both entries and both pins. An index or an entry that cannot
+be read is an error (the pinned scores are not thrown away on the quiet): remove the
+folder, or score with ``--no-history``.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
 import time
 from dataclasses import asdict, dataclass
+
+try:  # POSIX: writers of a history folder take turns
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no lock
+    fcntl = None
 
 from ...errors import Dstc2ConvError
 from ...evaluate.responses import Score
@@ -39,6 +49,7 @@ PINS = 20               # pinned names per data file
 INDEX = "index.json"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 KEYWORDS = ("shipped", "last", "best")     # what --against names that is not a pin or a file
+LOCK_WAIT = 30.0        # seconds a writer waits for another to finish
 
 
 @dataclass(frozen=True)
@@ -115,10 +126,15 @@ class History:
         self.data = os.path.abspath(data_path)
         self.entries: list[Entry] = []
         self.pinned: dict[str, Entry] = {}
-        index = os.path.join(folder, INDEX)
+        self._load()
+
+    def _load(self) -> None:
+        """Read the index (none there: no entries)."""
+        index = os.path.join(self.folder, INDEX)
         try:
             os.lstat(index)
         except FileNotFoundError:
+            self.entries, self.pinned = [], {}
             return
         except OSError:
             pass        # read_text says what is wrong
@@ -186,32 +202,45 @@ class History:
 
     def add(self, entry: Entry, scored: Scored, pin: str | None = None) -> bool:
         """Keep a scoring (unless the rule file's latest entry is the same rules on the
-        same data) and pin it under ``pin``; write the history. Whether an entry was added."""
-        latest = next((e for e in reversed(self.entries) if e.rules == entry.rules), None)
-        added = latest is None or (latest.sha256, latest.data_sha256) != (entry.sha256, entry.data_sha256)
-        if pin is not None and pin not in self.pinned and len(self.pinned) >= PINS:
-            raise Dstc2ConvError(f"{PINS} scores are pinned already ({', '.join(sorted(self.pinned))}): "
-                                 "--save one of these names to replace it", os.path.join(self.folder, INDEX))
-        if not added and pin is None:
-            return False
-        if added:
-            self.entries.append(entry)
-            mine = [e for e in self.entries if e.rules == entry.rules]
-            drop = {id(e) for e in mine[:-PER_RULES]}
-            self.entries = [e for e in self.entries if id(e) not in drop][-ENTRIES:]
-        if pin is not None:
-            self.pinned[pin] = entry
+        same data) and pin it under ``pin``; write the history, all of it or nothing. Whether
+        an entry was added. The folder is locked meanwhile, and the index read again: what
+        other writers added since this history was read is kept."""
         try:
             os.makedirs(self.folder, exist_ok=True)
         except OSError as exc:
             raise Dstc2ConvError(f"cannot create the folder: {exc.strerror}", self.folder) from None
-        path = os.path.join(self.folder, entry.file)
-        if not os.path.exists(path):
-            write_text_atomic(path, _scored_json(entry, scored))
-        index = {"version": HISTORY_VERSION, "data": self.data, "entries": [asdict(e) for e in self.entries],
-                 "pinned": {k: asdict(e) for k, e in sorted(self.pinned.items())}}
-        write_text_atomic(os.path.join(self.folder, INDEX), json.dumps(index, indent=1) + "\n", updates=True)
-        self._prune()
+        with _locked(self.folder):
+            self._load()
+            latest = next((e for e in reversed(self.entries) if e.rules == entry.rules), None)
+            added = latest is None or (latest.sha256, latest.data_sha256) != (entry.sha256, entry.data_sha256)
+            if pin is not None and pin not in self.pinned and len(self.pinned) >= PINS:
+                raise Dstc2ConvError(f"{PINS} scores are pinned already ({', '.join(sorted(self.pinned))}): "
+                                     "--save one of these names to replace it", os.path.join(self.folder, INDEX))
+            if not added and pin is None:
+                return False
+            entries, pinned = list(self.entries), dict(self.pinned)
+            if added:
+                entries.append(entry)
+                mine = [e for e in entries if e.rules == entry.rules]
+                drop = {id(e) for e in mine[:-PER_RULES]}
+                entries = [e for e in entries if id(e) not in drop][-ENTRIES:]
+            if pin is not None:
+                pinned[pin] = entry
+            path = os.path.join(self.folder, entry.file)
+            new = not os.path.lexists(path)
+            if new:
+                write_text_atomic(path, _scored_json(entry, scored))
+            index = {"version": HISTORY_VERSION, "data": self.data, "entries": [asdict(e) for e in entries],
+                     "pinned": {k: asdict(e) for k, e in sorted(pinned.items())}}
+            try:
+                write_text_atomic(os.path.join(self.folder, INDEX), json.dumps(index, indent=1) + "\n", updates=True)
+            except BaseException:
+                if new:   # no index lists it: not left behind
+                    with contextlib.suppress(OSError):
+                        os.unlink(path)
+                raise
+            self.entries, self.pinned = entries, pinned
+            self._prune()
         return added
 
     def _prune(self) -> None:
@@ -219,10 +248,39 @@ class History:
         kept = {e.file for e in (*self.entries, *self.pinned.values())} | {INDEX}
         for name in os.listdir(self.folder):
             if name not in kept and name.endswith(".json"):
-                try:
+                try:   # (the folder is locked: no other writer is writing it)
                     os.unlink(os.path.join(self.folder, name))
                 except OSError:
-                    pass     # another scoring may be writing it; the next one removes it
+                    pass     # the next scoring removes it
+
+
+@contextlib.contextmanager
+def _locked(folder: str):
+    """Hold the history folder's lock (``fcntl.flock`` on the folder itself), waiting up
+    to ``LOCK_WAIT`` seconds for another writer to finish."""
+    if fcntl is None:  # pragma: no cover
+        yield
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError as exc:
+        raise Dstc2ConvError(f"cannot open the score history: {exc.strerror}", folder) from None
+    try:
+        deadline = time.monotonic() + LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise Dstc2ConvError(f"another dstc2conv has been writing the score history for "
+                                         f"{LOCK_WAIT:.0f} s: try again, or score with --no-history", folder) from None
+                time.sleep(0.02)
+            except OSError:
+                break    # a file system without locks: as before, unlocked
+        yield
+    finally:
+        os.close(fd)
 
 
 def _scored_json(entry: Entry, scored: Scored) -> str:

@@ -34,7 +34,7 @@ import yaml
 
 from ...errors import Dstc2ConvError
 from ...files import read_bytes
-from ...limits import MAX_RULE_FILE
+from ...limits import MAX_REGEX_TOTAL, MAX_RULE_FILE
 from ...task6.vocabulary import DONTCARE, RULE_SLOTS
 from .conditions import (
     COMBINATORS,
@@ -42,11 +42,16 @@ from .conditions import (
     FIELD_RE,
     FLAG_CHOICE,
     FLAG_RE,
+    PROBE_SECONDS,
     TOO_SLOW,
+    Budget,
     Clause,
     Combine,
     Invalid,
+    Site,
+    charge_regex,
     migration,
+    pattern_source,
     walk,
 )
 from .problems import Problem, RuleFileError, show
@@ -138,6 +143,7 @@ class _Collect:
     def __init__(self, path: str):
         self.path = path
         self.problems: list[Problem] = []
+        self.regexes = Budget(PROBE_SECONDS)   # what its regular expressions may take in all
 
     def __call__(self, message: str, line: int | None, rule_id: str | None = None) -> None:
         self.problems.append(Problem(self.path, line, message, rule_id))
@@ -308,8 +314,10 @@ def _load_yaml(text: str, path: str, bad: _Collect):
         raise RuleFileError([Problem(path, line, "YAML: a number too long to read")]) from None
     finally:
         loader.dispose()
-    for key, line in loader.duplicates:
-        bad(f"duplicate key {key!r}", line)
+    for key, line in loader.duplicates[:SHOWN_KEYS]:
+        bad(f"duplicate key {show(key)}", line)
+    if len(loader.duplicates) > SHOWN_KEYS:
+        bad(f"and {len(loader.duplicates) - SHOWN_KEYS} more duplicate keys", loader.duplicates[SHOWN_KEYS][1])
     return data
 
 
@@ -351,9 +359,12 @@ def load_ontology(path: str) -> RuleOntology:
     bad = _Collect(path)
     raw = read_bytes(path, "an ontology file", MAX_RULE_FILE)
     data = _load_yaml(_decode(raw, path), path, bad)
-    if not isinstance(data, _Map):
-        raise RuleFileError([Problem(path, 1, f"an ontology file is a mapping with {', '.join(RULE_SLOTS)} "
-                                              "(and synonyms, served)")])
+    if not isinstance(data, _Map) or not ONTOLOGY_KEYS & set(data):
+        # some other file (its keys are not quoted: it may be anything)
+        raise RuleFileError([Problem(path, 1, f"not an ontology file: an ontology file is a mapping with "
+                                              f"{', '.join(RULE_SLOTS)} (and synonyms, served)"
+                                              + ("" if not isinstance(data, _Map) else ", and this one has none "
+                                                 "of them"))])
     _unknown_keys(data, ONTOLOGY_KEYS, bad, name=repr)
     values: dict[str, tuple] = {}
     phrases: dict[str, tuple[str, str]] = {}
@@ -405,9 +416,13 @@ def load_ontology(path: str) -> RuleOntology:
                 data.key_lines["spaced_names"])
         else:
             spaced = tuple((n, n.replace("_", " ")) for n in names)
-    bad.raise_any()
     ordered = sorted(phrases, key=lambda p: (-len(p), p))
-    matcher = regex.compile(r"\b(" + "|".join(regex.escape(p) for p in ordered) + r")\b")
+    source = r"\b(" + "|".join(regex.escape(p) for p in ordered) + r")\b"
+    if len(source) > MAX_REGEX_TOTAL:   # (one expression, whose compiling takes time with its length)
+        bad(f"the values and synonyms take more than {MAX_REGEX_TOTAL:,} characters as one regular expression "
+            f"({len(source):,}; DSTC2's take 842)", 1)
+    bad.raise_any()
+    matcher = regex.compile(source)
     return RuleOntology(values, frozenset(served), phrases, matcher, hashlib.sha256(raw).hexdigest(), spaced)
 
 
@@ -440,7 +455,8 @@ def _when(node: Any, patterns: dict, rule_id: str | None, bad: _Collect, depth: 
             ok = False
             continue
         try:
-            compiled = entry.kind.compile(key, value, patterns, Problem(bad.path, at, TOO_SLOW, rule_id))
+            compiled = entry.kind.compile(key, value, patterns, Site(Problem(bad.path, at, TOO_SLOW, rule_id),
+                                                                     bad.regexes))
         except Invalid as exc:
             if exc.message:
                 bad(exc.message, at, rule_id)
@@ -497,6 +513,12 @@ def _patterns(data: _Map, bad: _Collect) -> dict:
             # each field is one word: two in one word could not be told apart (and their
             # regex would backtrack without end)
             bad(f"pattern {name!r}: two fields in one word", line)
+            continue
+        try:        # (matched as a regular expression: bounded as one, with the file's others)
+            charge_regex(pattern_source(template, named=True), bad.regexes, f"pattern {name!r}")
+        except Invalid as exc:
+            if exc.message:
+                bad(exc.message, line)
             continue
         templates[name] = template
     return templates

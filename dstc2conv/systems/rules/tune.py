@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 from ...errors import Dstc2ConvError
 from ...evaluate.responses import Score, by_system, correct
+from ...evaluate.tables import percent
 from ...reporter import progress
 from ...task6.turns import BotTurn
 from .engine import Compiled, candidates, choose, every_response_rule, looked_up
@@ -66,7 +67,7 @@ def _active(order: list[str], enabled: dict) -> list:
 
 
 def _progress(rounds: int, best: float, objective: str, start: float) -> None:
-    progress(f"tune: round {rounds}: {best:.2%} {OBJECTIVES[objective]}, {time.monotonic() - start:.0f} s")
+    progress(f"tune: round {rounds}: {percent(best)} {OBJECTIVES[objective]}, {time.monotonic() - start:.0f} s")
 
 
 def tune(ruleset: RuleSet, turns: list[BotTurn], budget_seconds: float = 100.0,
