@@ -155,6 +155,11 @@ def build_parser() -> argparse.ArgumentParser:
     from .systems.ir.cli import add_parser as add_ir_parser
 
     add_ir_parser(sub)
+    from .systems.embeddings.cli import add_parser as add_embeddings_parser
+    from .systems.memn2n.cli import add_parser as add_memn2n_parser
+
+    add_embeddings_parser(sub)
+    add_memn2n_parser(sub)
     from .systems.cli import add_parser as add_table2_parser
 
     add_table2_parser(sub)

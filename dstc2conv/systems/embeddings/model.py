@@ -1,0 +1,124 @@
+"""Supervised embeddings as Bordes & Weston (2017, section 4.2) describe them: the score
+of a candidate y for the conversation so far x is f(x, y) = (A·Φ(x))ᵀ(B·Φ(y)), Φ a bag of
+words (x: every utterance of the dialog so far, result lines included, and the user's
+last one, as one bag), A = B or not; trained with a margin ranking loss against N
+negative candidates drawn at random: max(0, 1 - f(x, y) + f(x, ȳ)) for each.
+
+Gradients are written by hand (``loss_grads``) and checked against finite differences
+by the tests."""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..learning.bags import bags_of, scatter
+from ..learning.base import Learned
+from ..learning.text import Example
+
+
+@dataclass(frozen=True)
+class Batch:
+    bag: np.ndarray            # (B, V) word counts of the conversation
+    gold: np.ndarray | None    # (B,) candidate indices
+
+
+@dataclass
+class Encoded:
+    bags: list                 # per example: (word ids, counts)
+
+
+class SupervisedEmbeddings(Learned):
+    """Supervised embeddings (a memory network without memory)."""
+
+    name = "embeddings"
+    kind = "embeddings"
+    SETTINGS = {
+        "dimension": 32,
+        "tied": False,          # A = B
+        "negatives": 100,       # N
+        "margin": 1.0,
+        "init": 0.1,
+        "seed": 0,
+        "epochs": 20,
+        "patience": 3,
+        "batch": 32,
+        "optimizer": "sgd",
+        "learning_rate": 0.01,
+        "clip": 40.0,
+    }
+
+    def init_params(self, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        s, v = self.settings, len(self.vocab)
+        params = {"A": (rng.standard_normal((v, s["dimension"])) * s["init"]).astype(np.float32)}
+        if not s["tied"]:
+            params["B"] = (rng.standard_normal((v, s["dimension"])) * s["init"]).astype(np.float32)
+        return params
+
+    def prepare(self, candidates: Sequence[str]) -> None:
+        self.cand_bags = bags_of(self.vocab, candidates)
+
+    def encode(self, exs: Sequence[Example]) -> Encoded:
+        bags = []
+        previous: tuple = ()
+        counts: Counter = Counter()
+        for ex in exs:
+            h = ex.history
+            if not (len(h) >= len(previous) and h[:len(previous)] == previous):
+                previous, counts = (), Counter()
+            for _, text in h[len(previous):]:
+                counts.update(self.vocab.ids(text))
+            previous = h
+            bag = counts + Counter(self.vocab.ids(ex.user))
+            words = np.array(sorted(bag), dtype=np.int64)
+            bags.append((words, np.array([bag[w] for w in words], dtype=np.float32)))
+        return Encoded(bags)
+
+    def batch(self, encoded: Encoded, indices: np.ndarray, gold: np.ndarray | None) -> Batch:
+        bag = np.zeros((len(indices), len(self.vocab)), dtype=np.float32)
+        for b, i in enumerate(indices):
+            words, counts = encoded.bags[i]
+            bag[b, words] = counts
+        return Batch(bag, gold)
+
+    def _tables(self, p: dict) -> tuple[np.ndarray, np.ndarray]:
+        return p["A"], p.get("B", p["A"])
+
+    def scores(self, batch: Batch) -> np.ndarray:
+        A, B = self._tables(self.params)
+        return (batch.bag @ A) @ self.candidate_table("B" if "B" in self.params else "A").T
+
+    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        return rng.integers(0, len(self.candidates), size=(n, self.settings["negatives"]))
+
+    def loss_grads(self, batch: Batch, rng: np.random.Generator, params: dict | None = None, negatives=None):
+        p = params or self.params
+        A, B = self._tables(p)
+        n = len(batch.gold)
+        if negatives is None:
+            negatives = self.sample(n, rng)
+        chosen = np.concatenate([batch.gold[:, None], negatives], axis=1)     # (n, 1 + N)
+        bags = self.cand_bags.astype(A.dtype, copy=False)
+        Y = bags @ B                                                           # (C, d)
+        x = batch.bag @ A                                                      # (n, d)
+        y = Y[chosen]                                                          # (n, 1 + N, d)
+        f = np.einsum("bd,bkd->bk", x, y)
+        hinge = self.settings["margin"] - f[:, :1] + f[:, 1:]
+        active = (hinge > 0).astype(A.dtype)
+        loss = float((hinge * active).sum() / n)
+        df = np.concatenate([-active.sum(axis=1, keepdims=True), active], axis=1) / n
+        dx = np.einsum("bk,bkd->bd", df, y)
+        dy = df[:, :, None] * x[:, None, :]
+        dY = np.zeros((len(Y) + 1, Y.shape[1]), dtype=Y.dtype)
+        scatter(dY, chosen[:, :, None] + 1, dy)                                # rows from 1: scatter leaves 0 out
+        dB = bags.T @ dY[1:]
+        dA = batch.bag.T @ dx
+        if "B" not in p:
+            dA += dB
+            dA[0] = 0
+            return loss, {"A": dA}
+        dA[0] = 0
+        dB[0] = 0
+        return loss, {"A": dA, "B": dB}

@@ -1,0 +1,256 @@
+"""MemN2N as Bordes & Weston (2017, section 4.1) use it on task 6, after Sukhbaatar et al.
+(2015): the dialog's earlier utterances in memory, one slot each (a bag of words embedded
+with A, plus a time word and a speaker word); the last user utterance as the query,
+embedded with the same A; hops p = softmax(qᵀm), o = R·Σ pᵢmᵢ, q ← q + o; a softmax over
+the candidates' scores qᵀ·W·Φ(y); cross-entropy. With ``match=True`` a candidate's bag
+gains a type word for each of its KB-entity words said earlier in the dialog.
+
+Gradients are written by hand (``loss_grads``) and checked against finite differences
+by the tests."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..learning.bags import bags_of, embed, scatter
+from ..learning.base import Learned
+from ..learning.text import BOT, USER, Example
+from ..learning.training import softmax
+from .match import TYPES, kb_entities, type_word
+
+NEG = -1e30
+
+
+def time_word(recency: int) -> str:
+    return f"$t{recency}"      # $t1: the most recent slot
+
+
+@dataclass(frozen=True)
+class Batch:
+    texts: np.ndarray         # (U, L) word ids of the distinct utterances in the batch's memories; 0 pads
+    slots: np.ndarray         # (B, M, 3) each slot's utterance (a row of texts), time word and speaker word
+    mask: np.ndarray          # (B, M) bool: a slot there
+    query: np.ndarray         # (B, Lq) word ids
+    gold: np.ndarray | None   # (B,) candidate indices
+    seen: np.ndarray | None   # (B, E) 1.0 where the entity word was said earlier (match features)
+
+
+@dataclass
+class Encoded:
+    texts: np.ndarray         # (T, L) word ids of each distinct utterance (row 0: none)
+    memory: list              # per example: (slots, 3) its slots' utterance, time word and speaker word
+    query: list               # per example: the query's word ids
+    seen: np.ndarray | None   # (N, E)
+
+
+class MemN2N(Learned):
+    """MemN2N; ``match=True``: with match-type features."""
+
+    kind = "memn2n"
+    SETTINGS = {
+        "match": False,
+        "hops": 1,              # chosen on the published dev file (docs/learned.md)
+        "dimension": 64,
+        "memory": 20,           # the last M utterances; chosen on dev
+        "init": 0.1,            # the initial weights' standard deviation
+        "seed": 0,
+        "epochs": 30,
+        "patience": 3,
+        "batch": 128,
+        "optimizer": "adam",
+        "learning_rate": 0.003,
+        "clip": 40.0,
+    }
+
+    # with match=True, the defaults that differ (chosen on dev with the match features)
+    MATCH_SETTINGS = {"memory": 50}
+
+    def __init__(self, candidates: Sequence[str] | None = None, **settings):
+        if settings.get("match"):
+            settings = {**self.MATCH_SETTINGS, **settings}
+        super().__init__(candidates, **settings)
+
+    @property
+    def name(self) -> str:
+        return "memn2n+match" if self.settings["match"] else "memn2n"
+
+    def extra_words(self) -> list[str]:
+        words = [USER, BOT] + [time_word(i) for i in range(1, self.settings["memory"] + 1)]
+        if self.settings["match"]:
+            words += [type_word(t) for t in TYPES]
+        return words
+
+    def init_params(self, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        s, v = self.settings, len(self.vocab)
+        d = s["dimension"]
+        return {"A": (rng.standard_normal((v, d)) * s["init"]).astype(np.float32),
+                "W": (rng.standard_normal((v, d)) * s["init"]).astype(np.float32),
+                "R": (np.eye(d) + rng.standard_normal((d, d)) * s["init"]).astype(np.float32)}
+
+    # -- candidates and match features
+    def prepare(self, candidates: Sequence[str]) -> None:
+        ids = [self.vocab.ids(c) for c in candidates]
+        self.cand_bags = bags_of(self.vocab, candidates)            # (C, V) word counts
+        if not self.settings["match"]:
+            return
+        entities = kb_entities()
+        known = [(w, self.vocab.index(w)) for w in entities]
+        self.entity_ids = np.array([i for _, i in known if i], dtype=np.int64)        # the entity words we know
+        column = {i: j for j, i in enumerate(self.entity_ids)}
+        types = {self.vocab.index(w): ts for w, ts in entities.items()}
+        entries = []                    # (candidate, type, entity column), by candidate
+        for c, words in enumerate(ids):
+            for w in words:
+                for t in types.get(w, ()):
+                    entries.append((c, TYPES.index(t), column[w]))
+        self.entries = np.array(entries, dtype=np.int64).reshape(-1, 3)
+        self.type_ids = np.array([self.vocab.index(type_word(t)) for t in TYPES], dtype=np.int64)
+        cands = self.entries[:, 0]
+        self.starts = np.flatnonzero(np.r_[True, cands[1:] != cands[:-1]]) if len(cands) else np.zeros(0, np.int64)
+        self.matched = cands[self.starts] if len(cands) else np.zeros(0, np.int64)
+        self.entity_column = np.zeros(len(self.vocab), dtype=np.int64) - 1
+        self.entity_column[self.entity_ids] = np.arange(len(self.entity_ids))
+
+    # -- examples
+    def encode(self, exs: Sequence[Example]) -> Encoded:
+        cache: dict[str, list[int]] = {}
+        rows: dict[str, int] = {"\0": 0}
+        speaker = {USER: self.vocab.index(USER), BOT: self.vocab.index(BOT)}
+        times = [self.vocab.index(time_word(i)) for i in range(1, self.settings["memory"] + 1)]
+        size = self.settings["memory"]
+        match = self.settings["match"]
+        memory, query, seen_rows = [], [], []
+        previous: tuple = ()
+        seen: set[int] = set()
+
+        def ids(text):
+            found = cache.get(text)
+            if found is None:
+                found = cache[text] = self.vocab.ids(text)
+            return found
+
+        for ex in exs:
+            slots = ex.history[-size:]
+            n = len(slots)
+            memory.append(np.array([(rows.setdefault(text, len(rows)), times[n - 1 - j], speaker[who])
+                                    for j, (who, text) in enumerate(slots)], dtype=np.int64).reshape(-1, 3))
+            query.append(ids(ex.user))
+            if match:
+                h = ex.history
+                if not (len(h) >= len(previous) and h[:len(previous)] == previous):
+                    previous, seen = (), set()
+                for _, text in h[len(previous):]:
+                    seen.update(ids(text))
+                previous = h
+                row = np.zeros(len(self.entity_ids), dtype=np.float32)
+                columns = self.entity_column[list(seen.union(ids(ex.user))) or [0]]
+                row[columns[columns >= 0]] = 1
+                seen_rows.append(row)
+        words = [ids(text) for text in rows]
+        words[0] = []
+        texts = np.zeros((len(words), max(1, max(len(w) for w in words))), dtype=np.int64)
+        for row, found in enumerate(words):
+            texts[row, :len(found)] = found
+        seen_matrix = np.stack(seen_rows) if match and seen_rows else None
+        return Encoded(texts, memory, query, seen_matrix)
+
+    def batch(self, encoded: Encoded, indices: np.ndarray, gold: np.ndarray | None) -> Batch:
+        mems = [encoded.memory[i] for i in indices]
+        queries = [encoded.query[i] for i in indices]
+        slots = np.zeros((len(indices), max(1, max(len(x) for x in mems)), 3), dtype=np.int64)
+        for b, found in enumerate(mems):
+            slots[b, :len(found)] = found
+        mask = slots[:, :, 1] != 0
+        used, inverse = np.unique(slots[:, :, 0], return_inverse=True)
+        slots[:, :, 0] = inverse.reshape(slots.shape[:2])
+        query = np.zeros((len(indices), max(1, max(len(q) for q in queries))), dtype=np.int64)
+        for b, words in enumerate(queries):
+            query[b, :len(words)] = words
+        seen = encoded.seen[indices] if encoded.seen is not None else None
+        return Batch(encoded.texts[used], slots, mask, query, gold, seen)
+
+    # -- the network
+    def forward(self, batch: Batch, params: dict | None = None):
+        """The candidates' scores (B, C) and what the backward pass needs (``params``:
+        instead of the model's own)."""
+        p = params or self.params
+        A, W, R = p["A"], p["W"], p["R"]
+        U = embed(A, batch.texts)                             # (U, d)
+        E = U[batch.slots[:, :, 0]] + A[batch.slots[:, :, 1]] + A[batch.slots[:, :, 2]]   # (B, M, d)
+        q = embed(A, batch.query)                        # (B, d)
+        qs, attention, reads = [q], [], []
+        for _ in range(self.settings["hops"]):
+            s = np.einsum("bmd,bd->bm", E, q)
+            s = np.where(batch.mask, s, NEG)
+            e = np.exp(s - s.max(axis=1, keepdims=True)) * batch.mask
+            a = e / np.maximum(e.sum(axis=1, keepdims=True), 1e-30)
+            u = np.einsum("bm,bmd->bd", a, E)
+            q = q + u @ R.T
+            attention.append(a)
+            reads.append(u)
+            qs.append(q)
+        Y = self.cand_bags.astype(W.dtype, copy=False) @ W if params is not None else self.candidate_table("W")   # (C, d)
+        logits = q @ Y.T
+        G = None
+        if self.settings["match"] and len(self.entries):
+            G = q @ W[self.type_ids].T                        # (B, T)
+            c, t, j = self.entries.T
+            contrib = batch.seen[:, j] * G[:, t]
+            logits[:, self.matched] += np.add.reduceat(contrib, self.starts, axis=1)
+        return logits, (E, qs, attention, reads, Y, G)
+
+    def scores(self, batch: Batch) -> np.ndarray:
+        return self.forward(batch)[0]
+
+    def loss_grads(self, batch: Batch, rng=None, params: dict | None = None):
+        p = params or self.params
+        A, W, R = p["A"], p["W"], p["R"]
+        logits, (E, qs, attention, reads, Y, G) = self.forward(batch, p)   # p: not the cache
+        n = len(batch.gold)
+        probs = softmax(logits)
+        rows = np.arange(n)
+        loss = float(-np.log(np.maximum(probs[rows, batch.gold], 1e-30)).mean())
+        dlogits = probs
+        dlogits[rows, batch.gold] -= 1
+        dlogits /= n
+        q = qs[-1]
+        dq = dlogits @ Y
+        dY = dlogits.T @ q
+        dA, dW, dR = np.zeros_like(A), np.zeros_like(W), np.zeros_like(R)
+        if G is not None:
+            c, t, j = self.entries.T
+            dcontrib = dlogits[:, c] * batch.seen[:, j]       # (B, entries)
+            dG = dcontrib @ (t[:, None] == np.arange(len(TYPES))).astype(G.dtype)   # (B, T)
+            dq += dG @ W[self.type_ids]
+            np.add.at(dW, self.type_ids, dG.T @ q)
+        dE = np.zeros_like(E)
+        for h in range(self.settings["hops"] - 1, -1, -1):
+            a, u, qh = attention[h], reads[h], qs[h]
+            du = dq @ R
+            dR += dq.T @ u
+            da = np.einsum("bmd,bd->bm", E, du)
+            dE += a[:, :, None] * du[:, None, :]
+            ds = a * (da - (a * da).sum(axis=1, keepdims=True))
+            dE += ds[:, :, None] * qh[:, None, :]
+            dq = dq + np.einsum("bm,bmd->bd", ds, E)
+        dW += self.cand_bags.T.astype(W.dtype, copy=False) @ dY
+        dU = np.zeros((len(batch.texts) + 1, dE.shape[-1]), dtype=dE.dtype)
+        scatter(dU, batch.slots[:, :, :1] + 1, dE)          # rows from 1: scatter leaves id 0 out
+        scatter(dA, batch.texts, dU[1:])
+        scatter(dA, batch.slots[:, :, 1:2], dE)
+        scatter(dA, batch.slots[:, :, 2:], dE)
+        scatter(dA, batch.query, dq)
+        dA[0] = 0
+        dW[0] = 0
+        return loss, {"A": dA, "W": dW, "R": dR}
+
+    def attention(self, example: Example) -> tuple[list[tuple[str, str]], np.ndarray, np.ndarray]:
+        """For ``explain``: the memory slots (speaker, text) the model reads for the
+        example, their attention at each hop (hops, slots) and the candidates' scores."""
+        batch = self.batch(self.encode([example]), np.arange(1), None)
+        logits, (_, _, attention, _, _, _) = self.forward(batch)
+        slots = list(example.history[-self.settings["memory"]:])
+        return slots, np.array([a[0, :len(slots)] for a in attention]), logits[0]
+

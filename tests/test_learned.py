@@ -1,0 +1,237 @@
+"""The learned systems (supervised embeddings, MemN2N): gradients against finite
+differences, a toy task learned, the model folder's round trip, determinism, bad input."""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from dstc2conv.cli import run
+from dstc2conv.errors import Dstc2ConvError
+from dstc2conv.systems.embeddings import SupervisedEmbeddings
+from dstc2conv.systems.interface import predict
+from dstc2conv.systems.learning import folder
+from dstc2conv.systems.learning.text import examples
+from dstc2conv.systems.memn2n import MemN2N
+from dstc2conv.task6.turns import read_turns
+
+FOODS = ("thai", "french", "italian", "korean")
+
+
+def toy(n: int, seed: int) -> str:
+    """Dialogs whose api_call repeats the food said two turns before and the area said
+    just before: the query (<SILENCE>) alone cannot tell the answer, the memory can."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        food, area = FOODS[rng.integers(4)], ("north", "south")[rng.integers(2)]
+        lines = ["<SILENCE>\thello what do you want", f"i want {food} food\twhich area",
+                 f"the {area}\tok let me look", f"<SILENCE>\tapi_call {food} {area}",
+                 f"{food}_place R_cuisine {food}", f"{food}_place R_phone {food}_place_phone",
+                 f"what is the phone\tthe phone number of {food}_place is {food}_place_phone",
+                 "thanks\tyou are welcome"]
+        out.append("\n".join(f"{i} {line}" for i, line in enumerate(lines, 1)))
+    return "\n\n".join(out) + "\n"
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder_ = tmp_path_factory.mktemp("toy")
+    paths = {}
+    for name, n, seed in (("trn", 40, 1), ("dev", 10, 2), ("tst", 20, 3)):
+        paths[name] = folder_ / f"{name}.txt"
+        paths[name].write_text(toy(n, seed), encoding="utf-8")
+    return {k: str(v) for k, v in paths.items()}
+
+
+FAST = {"epochs": 25, "patience": 25, "batch": 8}
+
+
+def _ready(system, turns):
+    """The system's vocabulary, candidates and initial weights, in float64, and the batch of
+    every turn: what the gradient check needs."""
+    from dstc2conv.systems.learning.text import Vocabulary, distinct_golds, turn_texts
+
+    system.vocab = Vocabulary.build(turn_texts(turns), system.extra_words())
+    system.use_candidates(distinct_golds(turns))
+    index = {c: i for i, c in enumerate(system.candidates)}
+    rng = np.random.default_rng(0)
+    system.params = {k: v.astype(np.float64) * 3 for k, v in system.init_params(rng).items()}
+    system.after_step()
+    exs = examples(turns)
+    gold = np.array([index[e.gold] for e in exs])
+    return system.batch(system.encode(exs), np.arange(len(exs)), gold)
+
+
+def _check(system, batch, loss_of):
+    """Every gradient entry of a random sample against the central difference."""
+    loss, grads = loss_of(system.params)
+    rng = np.random.default_rng(1)
+    checked = 0
+    for name, value in system.params.items():
+        for flat in rng.choice(value.size, size=min(40, value.size), replace=False):
+            at = np.unravel_index(flat, value.shape)
+            keep = value[at]
+            value[at] = keep + 1e-6
+            up = loss_of(system.params)[0]
+            value[at] = keep - 1e-6
+            down = loss_of(system.params)[0]
+            value[at] = keep
+            numeric = (up - down) / 2e-6
+            assert grads[name][at] == pytest.approx(numeric, rel=1e-4, abs=1e-7), (name, at)
+            checked += abs(numeric) > 1e-6
+    assert checked > 20      # most sampled entries matter
+
+
+@pytest.mark.parametrize("match", [False, True])
+def test_memn2n_gradients_match_finite_differences(files, match):
+    system = MemN2N(match=match, hops=2, dimension=5, memory=4)
+    batch = _ready(system, read_turns(files["trn"])[:24])
+    if match:
+        assert batch.seen.sum() > 0 and len(system.entries) > 0
+    _check(system, batch, lambda p: system.loss_grads(batch, params=p))
+
+
+@pytest.mark.parametrize("tied", [False, True])
+def test_embeddings_gradients_match_finite_differences(files, tied):
+    system = SupervisedEmbeddings(tied=tied, dimension=5, negatives=6, margin=50.0)
+    batch = _ready(system, read_turns(files["trn"])[:24])
+    negatives = system.sample(len(batch.gold), np.random.default_rng(2))
+    _check(system, batch, lambda p: system.loss_grads(batch, None, params=p, negatives=negatives))
+
+
+@pytest.mark.parametrize("make", [lambda: MemN2N(hops=2, learning_rate=0.005, **FAST),
+                                  lambda: MemN2N(match=True, hops=2, learning_rate=0.005, **FAST),
+                                  lambda: SupervisedEmbeddings(learning_rate=0.01, negatives=10, **FAST)],
+                         ids=["memn2n", "match", "embeddings"])
+def test_a_toy_task_that_needs_the_memory_is_learned(files, make):
+    train, dev, test = (read_turns(files[k]) for k in ("trn", "dev", "tst"))
+    system = make().fit(train, dev)
+    calls = [(p, t.gold) for p, t in zip(predict(system, test), test) if t.is_call]
+    right = sum(p == g for p, g in calls)
+    assert right / len(calls) >= 0.9, calls[:5]
+    assert system.curve[-1].loss < system.curve[0].loss / 2      # chance: 1 api_call in 8
+
+
+@pytest.mark.parametrize("cls", [MemN2N, SupervisedEmbeddings])
+def test_save_and_load_give_the_same_predictions(files, tmp_path, cls):
+    train, dev, test = (read_turns(files[k]) for k in ("trn", "dev", "tst"))
+    system = cls(epochs=3).fit(train, dev)
+    system.save(str(tmp_path / "model"))
+    loaded = cls.load(str(tmp_path / "model"))
+    assert loaded.settings == system.settings
+    assert predict(loaded, test) == predict(system, test)
+    assert sorted(os.listdir(tmp_path)) == ["model"]          # no temporary folder left
+    meta = json.loads((tmp_path / "model" / "model.json").read_text())
+    assert meta["format"] == folder.FORMAT and meta["version"] == folder.VERSION
+    assert [e["epoch"] for e in meta["dev_curve"]] == [1, 2, 3]
+    with np.load(tmp_path / "model" / "weights.npz", allow_pickle=False) as weights:
+        assert sorted(weights.files) == sorted(system.params)
+
+
+def test_the_same_seed_gives_the_same_model_and_predictions(files, tmp_path):
+    train, dev = read_turns(files["trn"]), read_turns(files["dev"])
+    paths = []
+    for i, seed in enumerate((5, 5, 6)):
+        paths.append(tmp_path / str(i))
+        MemN2N(match=True, seed=seed, epochs=3).fit(train, dev).save(str(paths[-1]))
+        assert run(["memn2n", "predict", "--model", str(paths[-1]), "--data", files["tst"], "--quiet",
+                    "--out", str(tmp_path / f"preds{i}.txt"), "--rank", "3"]) == 0
+    same = [(p / "weights.npz").read_bytes() for p in paths]
+    assert same[0] == same[1] != same[2]
+    assert (paths[0] / "model.json").read_bytes() == (paths[1] / "model.json").read_bytes()
+    assert (tmp_path / "preds0.txt").read_bytes() == (tmp_path / "preds1.txt").read_bytes()
+
+
+def test_a_kill_while_saving_leaves_the_old_model(files, tmp_path, monkeypatch):
+    train, dev = read_turns(files["trn"]), read_turns(files["dev"])
+    system = SupervisedEmbeddings(epochs=1).fit(train, dev)
+    system.save(str(tmp_path / "model"))
+    before = (tmp_path / "model" / "weights.npz").read_bytes()
+
+    def killed(weights):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(folder, "npz_bytes", killed)
+    with pytest.raises(KeyboardInterrupt):
+        system.save(str(tmp_path / "model"))
+    assert sorted(os.listdir(tmp_path)) == ["model"]
+    assert (tmp_path / "model" / "weights.npz").read_bytes() == before
+
+
+def _error(capsys, argv) -> str:
+    assert run(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "Traceback" not in err
+    return err
+
+
+def test_bad_inputs_are_one_line_and_exit_2(files, tmp_path, capsys):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    model = str(tmp_path / "model")
+    assert "empty.txt" in _error(capsys, ["embeddings", "train", "--train", str(empty), "--dev", files["dev"],
+                                          "--model", model])
+    assert not os.path.exists(model)
+    SupervisedEmbeddings(epochs=1).fit(read_turns(files["trn"]), read_turns(files["dev"])).save(model)
+    assert "not a memn2n model" in _error(capsys, ["memn2n", "predict", "--model", model, "--data", files["tst"]])
+    candidates = tmp_path / "candidates.txt"
+    candidates.write_text("1 you are welcome\n1 which area\n")
+    err = _error(capsys, ["embeddings", "predict", "--model", model, "--data", files["tst"],
+                          "--candidates", str(candidates)])
+    assert "candidates.txt" in err and "is not a candidate" in err
+    meta = json.loads((tmp_path / "model" / "model.json").read_text())
+    meta["version"] = folder.VERSION + 1
+    (tmp_path / "model" / "model.json").write_text(json.dumps(meta))
+    assert "format version" in _error(capsys, ["embeddings", "predict", "--model", model, "--data", files["tst"]])
+    assert "not a model folder" in _error(capsys, ["embeddings", "predict", "--model", str(tmp_path),
+                                                   "--data", files["tst"]])
+    assert "is not a model folder" in _error(capsys, ["embeddings", "train", "--train", files["trn"], "--dev",
+                                                      files["dev"], "--model", str(empty), "--quiet"])
+
+
+def test_explain_shows_the_attention_of_every_hop(files, tmp_path, capsys):
+    model = str(tmp_path / "model")
+    MemN2N(hops=3, seed=3).fit(read_turns(files["trn"]), read_turns(files["dev"])).save(model)
+    assert run(["memn2n", "explain", "--model", model, "--data", files["tst"], "--dialog", "2", "--turn", "4"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].split()[:6] == ["hop", "1", "hop", "2", "hop", "3"]
+    rows = out[2:8]
+    for h in range(3):
+        assert sum(float(r.split()[h]) for r in rows) == pytest.approx(1, abs=0.01)
+    assert out[8] == "user:  <SILENCE>" and out[10].startswith("gold:  api_call")
+    assert "no dialog 99" in _error(capsys, ["memn2n", "explain", "--model", model, "--data", files["tst"],
+                                             "--dialog", "99", "--turn", "1"])
+
+
+def test_without_dev_data_every_epoch_runs_and_the_last_is_kept(files):
+    train = read_turns(files["trn"])
+    system = SupervisedEmbeddings(epochs=4, patience=1).fit(train)
+    assert [e.epoch for e in system.curve] == [1, 2, 3, 4]
+    again = SupervisedEmbeddings(epochs=5, patience=1)
+    again.fit(train)
+    assert not all(np.array_equal(system.params[k], again.params[k]) for k in system.params)
+
+
+def test_library_errors(files):
+    with pytest.raises(Dstc2ConvError):
+        MemN2N().rank("hello", 1)
+    with pytest.raises(TypeError):
+        MemN2N(hopz=2)
+
+
+def test_match_features_have_their_own_defaults_and_a_setting_given_wins():
+    assert MemN2N(match=True).settings == {**MemN2N.SETTINGS, **MemN2N.MATCH_SETTINGS, "match": True}
+    assert MemN2N(match=True, memory=7).settings["memory"] == 7
+    assert MemN2N().settings == MemN2N.SETTINGS
+
+
+def test_the_command_line_loads_numpy_only_for_a_command_that_needs_it():
+    # so that the learned commands can set BLAS to one thread before numpy starts it
+    import subprocess
+    import sys
+
+    code = ("import sys; from dstc2conv.cli import build_parser; build_parser(); "
+            "from dstc2conv.systems import embeddings, memn2n; print('numpy' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
