@@ -252,6 +252,11 @@ BROKEN_PIPE = 141
 
 
 def main() -> None:
+    # One BLAS thread, before any command loads numpy: the learned systems' results then
+    # do not depend on the machine's thread count, and a shared machine is spared
+    # (table2 loads numpy for TF-IDF before it trains them). A value the user set stands.
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
     _handle_signals()
     try:
         code = run()
