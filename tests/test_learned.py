@@ -175,7 +175,8 @@ def test_bad_inputs_are_one_line_and_exit_2(files, tmp_path, capsys):
                                           "--model", model])
     assert not os.path.exists(model)
     SupervisedEmbeddings(epochs=1).fit(read_turns(files["trn"]), read_turns(files["dev"])).save(model)
-    assert "not a memn2n model" in _error(capsys, ["memn2n", "predict", "--model", model, "--data", files["tst"]])
+    assert "a model of embeddings, not of memn2n" in _error(capsys, ["memn2n", "predict", "--model", model,
+                                                                     "--data", files["tst"]])
     candidates = tmp_path / "candidates.txt"
     candidates.write_text("1 you are welcome\n1 which area\n")
     err = _error(capsys, ["embeddings", "predict", "--model", model, "--data", files["tst"],

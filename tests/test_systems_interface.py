@@ -1,6 +1,8 @@
 """The dialog loop: reset per dialog, rank before the gold is shown, observe after."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from dstc2conv.systems.interface import System, predict, run
@@ -58,3 +60,18 @@ def test_a_system_that_gives_nothing_is_refused():
 
     with pytest.raises(ValueError, match="Mute: no response at turn 0 of dialog 0"):
         run(Mute(), TURNS)
+
+
+@pytest.mark.parametrize("name", ["tfidf", "nn", "embeddings", "memn2n", "rules+learned"])
+def test_a_system_not_fitted_is_one_error(name):
+    from dstc2conv import Dstc2ConvError
+    from dstc2conv.systems import registry
+
+    with pytest.raises(Dstc2ConvError, match=f"^{re.escape(name)}: not fitted"):
+        run(registry.build(name, ("hi", "api_call thai")), TURNS)
+
+
+def test_the_rules_need_no_fit():
+    from dstc2conv.systems import registry
+
+    assert len(predict(registry.build("rules"), TURNS)) == 3

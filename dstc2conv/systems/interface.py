@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
+from ..errors import Dstc2ConvError
 from ..task6.turns import BotTurn
 
 
@@ -20,6 +21,11 @@ class System:
     where the system keeps state or learns)."""
 
     name = ""
+
+    def fitted(self) -> bool:
+        """Whether the system can answer (``run`` refuses one that cannot): a system that
+        learns answers False until ``fit`` (or a load) has run."""
+        return True
 
     def fit(self, train: Sequence[BotTurn], dev: Sequence[BotTurn] | None = None) -> System:
         """Learn from ``train`` (choices made on ``dev``); returns the system itself."""
@@ -41,7 +47,11 @@ def run(system: System, turns: Sequence[BotTurn], k: int = 1,
         progress: Callable[[int, int], None] | None = None) -> list[tuple[str, ...]]:
     """Every turn's ranking by ``system`` (``k`` best, best first), the dialogs in order:
     ``reset`` at each new dialog, ``rank`` before the turn's gold is shown, ``observe``
-    after. ``progress(done, total)`` is called once a dialog is over."""
+    after. ``progress(done, total)`` is called once a dialog is over. A system that is
+    not fitted is refused (Dstc2ConvError)."""
+    if not system.fitted():
+        raise Dstc2ConvError(f"{system.name or type(system).__name__}: not fitted: call fit(train, dev) first "
+                             "(or load a model)")
     out: list[tuple[str, ...]] = []
     dialog = None
     for i, turn in enumerate(turns):

@@ -45,6 +45,9 @@ class RulesLearned(System):
             self.model = fit(self.ruleset, list(train), self.settings)
         return self
 
+    def fitted(self) -> bool:
+        return self.model is not None
+
     def reset(self) -> None:
         from ..rules.engine import State
 

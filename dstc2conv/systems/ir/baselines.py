@@ -132,6 +132,9 @@ class TfIdfMatch(System):
         self.candidates = None if candidates is None else tuple(candidates)
         self.input = input
 
+    def fitted(self) -> bool:
+        return hasattr(self, "index_")
+
     def fit(self, train: Sequence[BotTurn], dev: Sequence[BotTurn] | None = None) -> TfIdfMatch:
         self.index_ = TfIdf(train_candidates(train) if self.candidates is None else self.candidates)
         self._cache: dict[tuple[str, int], tuple[str, ...]] = {}   # input last: user utterance, k -> ranking
@@ -182,6 +185,9 @@ class NearestNeighbor(System):
     types of their user utterances (one pair per distinct set of user words, the first)."""
 
     name = "nn"
+
+    def fitted(self) -> bool:
+        return hasattr(self, "responses_")
 
     def fit(self, train: Sequence[BotTurn], dev: Sequence[BotTurn] | None = None) -> NearestNeighbor:
         if not train:

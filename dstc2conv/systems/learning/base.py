@@ -132,6 +132,9 @@ class Learned(System):
     def observe(self, user: str, gold: str, context: tuple[str, ...]) -> None:
         self.history.add(user, gold, context)
 
+    def fitted(self) -> bool:
+        return self.vocab is not None
+
     def rank(self, user: str, k: int) -> tuple[str, ...]:
         if self.vocab is None:
             raise Dstc2ConvError(f"{self.name}: not trained (fit or load it first)")

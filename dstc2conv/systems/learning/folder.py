@@ -79,7 +79,7 @@ def load(folder: str, system: str) -> tuple[dict, dict[str, np.ndarray]]:
         raise Dstc2ConvError(f"a model of format version {meta.get('version')}; this dstc2conv reads version "
                              f"{VERSION}: train it again", path)
     if meta.get("system") != system:
-        raise Dstc2ConvError(f"a {meta.get('system')} model, not a {system} model", path)
+        raise Dstc2ConvError(f"a model of {meta.get('system')}, not of {system}", path)
     path = os.path.join(folder, WEIGHTS)
     try:
         with np.load(io.BytesIO(read_bytes(path, "a model's weights")), allow_pickle=False) as archive:
