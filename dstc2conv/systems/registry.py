@@ -61,7 +61,7 @@ class Entry:
 
 SYSTEMS: dict[str, Entry] = {e.name: e for e in (
     Entry("rules", "dstc2conv.systems.rules.system:Rules", "rule-based",
-          "the rule baseline: the YAML rules shipped with dstc2conv (rules/dstc2.yaml)"),
+          "the rule baseline: the YAML rules shipped with dstc2conv (dstc2.yaml)"),
     Entry("tfidf", "dstc2conv.systems.ir.baselines:TfIdfMatch", "TF-IDF Match",
           "TF-IDF Match: the candidate closest to the input by tf-idf cosine (the input chosen on DEV)",
           ranks_candidates=True),

@@ -53,8 +53,8 @@ class Row:
 
     def to_dict(self) -> dict:
         out = {k: v for k, v in self.accuracy.items()}
-        out["paper"] = {"per_response": self.paper[0] / 100,
-                        "per_dialog": None if self.paper[1] is None else self.paper[1] / 100}
+        out["paper"] = {"per_response": round(self.paper[0] / 100, 4),
+                        "per_dialog": None if self.paper[1] is None else round(self.paper[1] / 100, 4)}
         if self.versus is not None:
             out["vs_rules"] = {"difference": self.difference, **self.versus.to_dict()}
         out["seconds"] = {"fit": round(self.fit_seconds, 3), "predict": round(self.predict_seconds, 3)}

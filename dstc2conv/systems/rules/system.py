@@ -14,9 +14,10 @@ from .ruleset import RuleSet, load_rules
 class Rules(System):
     """The rule baseline. Settings: ``rules``, a rule file or a loaded ``RuleSet`` (None:
     the rule file shipped with dstc2conv). It learns nothing: ``fit`` loads and compiles
-    the rules, and the first dialog does it when ``fit`` was not called. At each turn the state takes the user utterance, then the first response
-    rule that renders answers (``engine.choose``); ranked, the responses of every rule
-    that renders, in rule order, each once. No rule answering: the empty response."""
+    the rules, and the first dialog does it when ``fit`` was not called. At each turn the
+    state takes the user utterance, then the first response rule that renders answers
+    (``engine.choose``); ranked, the responses of every rule that renders, in rule order,
+    each once. No rule answering: the empty response."""
 
     name = "rules"
 
