@@ -236,3 +236,66 @@ def test_the_command_line_loads_numpy_only_for_a_command_that_needs_it():
     code = ("import sys; from dstc2conv.cli import build_parser; build_parser(); "
             "from dstc2conv.systems import embeddings, memn2n; print('numpy' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
+
+
+def _edit_model(folder, change_meta=None, weights=None):
+    import json as _json
+
+    meta_path = os.path.join(folder, "model.json")
+    meta = _json.loads(open(meta_path, encoding="utf-8").read())
+    if change_meta:
+        change_meta(meta)
+        open(meta_path, "w", encoding="utf-8").write(_json.dumps(meta))
+    if weights is not None:
+        from dstc2conv.systems.learning.folder import npz_bytes
+
+        open(os.path.join(folder, "weights.npz"), "wb").write(npz_bytes(weights))
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda m: m.update(vocabulary=m["vocabulary"][:5]), "weights A are float32 of shape"),
+    (lambda m: m["settings"].update(memory=-1), "setting memory: -1 is not from 1 to 1000"),
+    (lambda m: m["settings"].update(hops=1e9), "setting hops: 1000000000.0 is not a int"),
+    (lambda m: m["settings"].update(hops=10**9), "setting hops: 1000000000 is not from 1 to 16"),
+    (lambda m: m["settings"].update(dimension=32), "weights A are float32 of shape"),
+])
+def test_a_damaged_model_folder_is_one_line(files, tmp_path, capsys, damage, message):
+    import shutil
+
+    model = str(tmp_path / "m")
+    assert run(["memn2n", "train", "--train", files["trn"], "--dev", files["dev"], "--model", model, "--quiet"]) == 0
+    damaged = str(tmp_path / "damaged")
+    shutil.copytree(model, damaged)
+    _edit_model(damaged, damage)
+    assert message in _error(capsys, ["memn2n", "predict", "--model", damaged, "--data", files["tst"]])
+
+
+def test_weights_that_are_not_the_models_are_refused_before_they_are_read(files, tmp_path, capsys):
+    import numpy as np
+
+    model = str(tmp_path / "m")
+    assert run(["memn2n", "train", "--train", files["trn"], "--dev", files["dev"], "--model", model, "--quiet"]) == 0
+    from dstc2conv.systems.learning.folder import load
+
+    with np.load(os.path.join(model, "weights.npz")) as stored:
+        shapes = {k: v.shape for k, v in stored.items()}
+    _, weights = load(model, "memn2n", lambda meta: shapes)
+    np.savez_compressed(os.path.join(model, "weights.npz"), **weights, X=np.zeros((30000, 3000)))   # 720 MB, zipped small
+    assert "the weights hold A.npy, R.npy, W.npy, X.npy, not A, R, W" in _error(
+        capsys, ["memn2n", "predict", "--model", model, "--data", files["tst"]])
+    _edit_model(model, weights={**weights, "A": np.full(weights["A"].shape, np.nan, np.float32)})
+    assert "weights A hold a value that is not a finite number" in _error(
+        capsys, ["memn2n", "predict", "--model", model, "--data", files["tst"]])
+    _edit_model(model, weights={**weights, "A": weights["A"].astype(np.float16)})
+    assert "weights A are float16" in _error(capsys, ["memn2n", "predict", "--model", model, "--data", files["tst"]])
+
+
+def test_train_checks_the_model_folder_and_the_seed_before_any_work(files, tmp_path, capsys):
+    taken = tmp_path / "taken.txt"
+    taken.write_text("x")
+    err = _error(capsys, ["memn2n", "train", "--train", files["trn"], "--dev", files["dev"], "--model", str(taken)])
+    assert err.endswith("cannot write the model: it exists and is not a model folder")   # no epoch was trained
+    with pytest.raises(SystemExit) as stopped:
+        run(["embeddings", "train", "--train", files["trn"], "--dev", files["dev"], "--model", str(tmp_path / "e"),
+             "--seed", "-5"])
+    assert stopped.value.code == 2 and "argument --seed: -5: give 0 or more" in capsys.readouterr().err

@@ -50,6 +50,13 @@ class SupervisedEmbeddings(Learned):
         "clip": 40.0,
     }
 
+    BOUNDS = {**Learned.BOUNDS, "negatives": (1, 100_000)}
+
+    @classmethod
+    def param_shapes(cls, settings: dict, words: int) -> dict[str, tuple[int, ...]]:
+        d = settings["dimension"]
+        return {"A": (words, d)} if settings["tied"] else {"A": (words, d), "B": (words, d)}
+
     def init_params(self, rng: np.random.Generator) -> dict[str, np.ndarray]:
         s, v = self.settings, len(self.vocab)
         params = {"A": (rng.standard_normal((v, s["dimension"])) * s["init"]).astype(np.float32)}

@@ -5,6 +5,7 @@ its loss and gradients, and its scores."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -28,12 +29,14 @@ class Learned(System):
     name = ""
     kind = ""                 # the model folder's "system"
     SETTINGS: dict = {}
+    # a number setting's bounds (low, high), both included; a number not named: 0 to 10**6
+    BOUNDS: dict = {"dimension": (1, 4096), "epochs": (1, 10_000), "batch": (1, 100_000), "seed": (0, 2**63 - 1)}
 
     def __init__(self, candidates: Sequence[str] | None = None, **settings):
         unknown = sorted(set(settings) - set(self.SETTINGS))
         if unknown:
             raise TypeError(f"{type(self).__name__}: unknown settings {', '.join(unknown)}")
-        self.settings = {**self.SETTINGS, **settings}
+        self.settings = {**self.SETTINGS, **self.checked(settings)}
         self.given = tuple(candidates) if candidates is not None else None
         self.vocab: Vocabulary | None = None
         self.params: dict[str, np.ndarray] = {}
@@ -42,9 +45,37 @@ class Learned(System):
         self.candidates: tuple[str, ...] = ()
         self.history = History()
 
+    @classmethod
+    def checked(cls, settings: dict) -> dict:
+        """``settings``, each of its default's type and within its bounds; a
+        Dstc2ConvError naming the first that is not."""
+        for key, value in settings.items():
+            default = cls.SETTINGS[key]
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if isinstance(default, bool):
+                ok = isinstance(value, bool)
+            elif isinstance(default, int):
+                ok = number and isinstance(value, int)
+            elif isinstance(default, float):
+                ok = number and math.isfinite(value)
+            else:
+                ok = isinstance(value, type(default))
+            if not ok:
+                raise Dstc2ConvError(f"setting {key}: {value!r} is not a {type(default).__name__}")
+            if number:
+                low, high = cls.BOUNDS.get(key, (0, 10**6))
+                if not low <= value <= high:
+                    raise Dstc2ConvError(f"setting {key}: {value!r} is not from {low} to {high}")
+        return settings
+
     # -- what a subclass gives
     def extra_words(self) -> list[str]:
         return []
+
+    @classmethod
+    def param_shapes(cls, settings: dict, words: int) -> dict[str, tuple[int, ...]]:
+        """Each parameter's shape, for these settings and a vocabulary of ``words``."""
+        raise NotImplementedError
 
     def init_params(self, rng: np.random.Generator) -> dict[str, np.ndarray]:
         raise NotImplementedError
@@ -160,7 +191,19 @@ class Learned(System):
 
     @classmethod
     def load(cls, folder: str) -> Learned:
-        meta, weights = model_folder.load(folder, cls.kind)
+        def shapes(meta: dict) -> dict[str, tuple[int, ...]]:
+            settings, words = meta.get("settings"), meta.get("vocabulary")
+            if not isinstance(settings, dict) or not isinstance(words, list) or not words \
+                    or not all(isinstance(w, str) for w in words) or len(set(words)) != len(words):
+                raise Dstc2ConvError("a damaged model: its settings or vocabulary", folder)
+            settings = {k: v for k, v in settings.items() if k in cls.SETTINGS}
+            try:
+                settings = {**cls.SETTINGS, **cls.checked(settings)}
+            except Dstc2ConvError as exc:
+                raise Dstc2ConvError(f"a damaged model: {exc}", folder) from None
+            return cls.param_shapes(settings, len(words))
+
+        meta, weights = model_folder.load(folder, cls.kind, shapes)
         try:
             system = cls(**{k: v for k, v in meta["settings"].items() if k in cls.SETTINGS})
             system.vocab = Vocabulary(tuple(meta["vocabulary"]))

@@ -35,7 +35,7 @@ def add_commands(sub, name: str, help: str, system_of, grid_of, options=None, ex
     p.add_argument("--dev", required=True, metavar="T6FILE",
                    help="the task-6 dev file: early stopping (and, with --search, the settings) chosen on it")
     p.add_argument("--model", required=True, metavar="DIR", help="the model folder to write (replaced if a model)")
-    p.add_argument("--seed", type=int, metavar="N", help="the random seed (default: the model's, 0)")
+    p.add_argument("--seed", type=at_least(0), metavar="N", help="the random seed (default: the model's, 0)")
     p.add_argument("--search", action="store_true",
                    help="train every setting of the grid (docs/learned.md) and keep the best on --dev")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -66,7 +66,9 @@ def _train(args, system_of, grid_of) -> int:
     numpy_ready()
     from ...files import sha256_file
     from ...task6.turns import read_turns
+    from .folder import check_writable
 
+    check_writable(args.model)      # before any work
     start = time.perf_counter()
     with reporting(notes=not args.quiet, progress=False):
         train = read_turns(args.train)

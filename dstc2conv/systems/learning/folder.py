@@ -23,13 +23,7 @@ META, WEIGHTS = "model.json", "weights.npz"
 def save(folder: str, meta: dict, weights: dict[str, np.ndarray]) -> None:
     """Write ``meta`` (plus format and version) and ``weights`` as a model folder; an
     existing model folder there is replaced, anything else refused."""
-    folder = os.path.normpath(folder)
-    if os.path.lexists(folder) and not (os.path.isdir(folder) and (os.path.isfile(os.path.join(folder, META))
-                                                                   or not os.listdir(folder))):
-        raise Dstc2ConvError("cannot write the model: it exists and is not a model folder", folder)
-    parent = os.path.dirname(os.path.abspath(folder))
-    if not os.path.isdir(parent):
-        raise Dstc2ConvError(f"cannot write the model: no folder {parent}", folder)
+    folder = check_writable(folder)
     temp = f"{folder}.tmp-{os.getpid()}"
     old = f"{folder}.old-{os.getpid()}"
     try:
@@ -52,6 +46,20 @@ def save(folder: str, meta: dict, weights: dict[str, np.ndarray]) -> None:
             os.rename(old, folder)
 
 
+def check_writable(folder: str) -> str:
+    """``folder`` (normalised) if a model can be written there: nothing there yet, an
+    empty folder or a model folder, in a folder that exists; else a Dstc2ConvError. A
+    command checks this before it trains."""
+    folder = os.path.normpath(folder)
+    if os.path.lexists(folder) and not (os.path.isdir(folder) and (os.path.isfile(os.path.join(folder, META))
+                                                                   or not os.listdir(folder))):
+        raise Dstc2ConvError("cannot write the model: it exists and is not a model folder", folder)
+    parent = os.path.dirname(os.path.abspath(folder))
+    if not os.path.isdir(parent):
+        raise Dstc2ConvError(f"cannot write the model: no folder {parent}", folder)
+    return folder
+
+
 def npz_bytes(weights: dict[str, np.ndarray]) -> bytes:
     """The arrays as an .npz archive, the same bytes for the same arrays (fixed entry
     dates, names in order)."""
@@ -64,9 +72,11 @@ def npz_bytes(weights: dict[str, np.ndarray]) -> bytes:
     return out.getvalue()
 
 
-def load(folder: str, system: str) -> tuple[dict, dict[str, np.ndarray]]:
+def load(folder: str, system: str, shapes) -> tuple[dict, dict[str, np.ndarray]]:
     """The meta and weights of the model folder, which must hold a ``system`` model of
-    this format version."""
+    this format version, and exactly the weights ``shapes(meta)`` names (name -> shape),
+    float32 and finite. Each array's header is checked before its data is read, so a
+    weights file claims no more memory than the model's shapes."""
     if not os.path.isdir(folder):
         raise Dstc2ConvError("no model folder there", folder)
     path = os.path.join(folder, META)
@@ -80,10 +90,29 @@ def load(folder: str, system: str) -> tuple[dict, dict[str, np.ndarray]]:
                              f"{VERSION}: train it again", path)
     if meta.get("system") != system:
         raise Dstc2ConvError(f"a model of {meta.get('system')}, not of {system}", path)
+    expected = shapes(meta)
     path = os.path.join(folder, WEIGHTS)
+    weights = {}
     try:
-        with np.load(io.BytesIO(read_bytes(path, "a model's weights")), allow_pickle=False) as archive:
-            weights = {name: archive[name] for name in archive.files}
-    except (ValueError, OSError, zipfile.BadZipFile) as exc:
+        with zipfile.ZipFile(io.BytesIO(read_bytes(path, "a model's weights"))) as archive:
+            names = sorted(archive.namelist())
+            if names != sorted(f"{name}.npy" for name in expected):
+                raise Dstc2ConvError(f"the weights hold {', '.join(names) or 'nothing'}, not "
+                                     f"{', '.join(sorted(expected))}", path)
+            for name, shape in expected.items():
+                with archive.open(f"{name}.npy") as fh:
+                    version = np.lib.format.read_magic(fh)
+                    read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                                   else np.lib.format.read_array_header_2_0)
+                    found, fortran, dtype = read_header(fh)
+                    if tuple(found) != tuple(shape) or dtype != np.float32 or fortran:
+                        raise Dstc2ConvError(f"weights {name} are {dtype} of shape {tuple(found)}, not float32 of "
+                                             f"shape {tuple(shape)}", path)
+                with archive.open(f"{name}.npy") as fh:
+                    array = np.lib.format.read_array(fh, allow_pickle=False)
+                if not np.isfinite(array).all():
+                    raise Dstc2ConvError(f"weights {name} hold a value that is not a finite number", path)
+                weights[name] = array
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
         raise Dstc2ConvError(f"cannot read the weights: {exc}", path) from None
     return meta, weights

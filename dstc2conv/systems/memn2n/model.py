@@ -82,6 +82,13 @@ class MemN2N(Learned):
             words += [type_word(t) for t in TYPES]
         return words
 
+    BOUNDS = {**Learned.BOUNDS, "hops": (1, 16), "memory": (1, 1000)}
+
+    @classmethod
+    def param_shapes(cls, settings: dict, words: int) -> dict[str, tuple[int, ...]]:
+        d = settings["dimension"]
+        return {"A": (words, d), "W": (words, d), "R": (d, d)}
+
     def init_params(self, rng: np.random.Generator) -> dict[str, np.ndarray]:
         s, v = self.settings, len(self.vocab)
         d = s["dimension"]
