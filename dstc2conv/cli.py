@@ -175,7 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
 def run(argv: list[str] | None = None) -> int:
     """Run the CLI in-process; return the exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:       # said by the command's own parser, as its other usage errors are
+        _command_parser(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
     _printable_paths()
     try:
         with guarded():    # no command writes over a file it reads
@@ -185,6 +187,16 @@ def run(argv: list[str] | None = None) -> int:
         return 2
     except (KeyboardInterrupt, Stopped) as exc:
         return _stopped(exc)
+
+
+def _command_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the (sub)command that ``args`` ran: ``dstc2conv rules score``'s."""
+    while True:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        name = getattr(args, subs[0].dest, None) if subs else None
+        if name not in (subs[0].choices if subs else {}):
+            return parser
+        parser = subs[0].choices[name]
 
 
 class Stopped(BaseException):

@@ -34,3 +34,13 @@ def test_export_lists_only_the_formats_it_writes(capsys):
     # asked for all the same, they say where they come from
     assert run(["export", "jsonl", "x.txt"]) == 2
     assert "dstc2conv build --split SPLIT --export jsonl" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, prog", [(["score", "a", "b", "--nosuch"], "dstc2conv score"),
+                                        (["rules", "score", "--data", "x", "--nosuch"], "dstc2conv rules score")])
+def test_an_unknown_option_is_named_by_its_commands_parser(capsys, argv, prog):
+    with pytest.raises(SystemExit) as stopped:
+        run(argv)
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2
+    assert err == f"{prog}: error: unrecognized arguments: --nosuch ({prog} --help lists the options)\n"
