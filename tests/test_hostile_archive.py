@@ -337,3 +337,28 @@ def test_a_call_has_one_verdict_whatever_its_bytes(edit, asr):
         except Dstc2ConvError as exc:
             verdicts.append(("refused", exc.path.rsplit("/", 1)[-1]))
     assert verdicts[0] == verdicts[1] == verdicts[2], verdicts
+
+
+@pytest.mark.parametrize("suffix", ["", ".gz"])
+def test_an_unused_member_claiming_more_than_any_tarball_holds_is_named(tmp_path, suffix):
+    import io
+
+    path = tmp_path / f"claim.tar{suffix}"
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.GNU_FORMAT) as tar:
+        info = tarfile.TarInfo("data/x/unused.bin")
+        info.size = 0
+        tar.addfile(info)
+    raw = bytearray(buffer.getvalue())
+    raw[124:136] = b"\x80" + (2 ** 62).to_bytes(11, "big")        # GNU base-256 size: 2**62 bytes
+    raw[148:156] = b"        "
+    raw[148:155] = f"{sum(raw[:512]):06o}\0".encode()
+    data = bytes(raw)
+    if suffix:
+        data = gzip.compress(data)
+    path.write_bytes(data)
+    from dstc2conv.dstc2.members import CheckedHeader, TarDamage
+
+    with pytest.raises(TarDamage, match=r"byte 0 \(data/x/unused.bin\) claims 4,611,686,018,427,387,904 bytes"):
+        with tarfile.open(path, tarinfo=CheckedHeader) as tar:
+            tar.getmembers()

@@ -106,6 +106,12 @@ MAX_CHAIN = 8   # metadata headers before one member (GNU tar writes at most 3: 
 BLOCKSIZE = tarfile.BLOCKSIZE
 
 
+# A member's claimed size past which the header is taken as corrupt (1 TiB): members that
+# are read are bounded by MAX_MEMBER; one that is skipped could otherwise send the reader
+# to an offset no file has.
+MAX_CLAIM = 1 << 40
+
+
 class CheckedHeader(tarfile.TarInfo):
     """tarfile's header, read with DSTC2's bounds (``tarfile.open(..., tarinfo=CheckedHeader)``):
     a bad checksum or a cut header is TarDamage, not the end of the archive as tarfile
@@ -131,6 +137,9 @@ class CheckedHeader(tarfile.TarInfo):
             raise TarDamage(f"the tar stream ends at byte {at + len(buf)}, inside a header or without the "
                             "two zero blocks that end an archive: truncated?") from None
         obj.offset = at
+        if obj.size > MAX_CLAIM:
+            raise TarDamage(f"the tar header at byte {at} ({obj.name[:80] or 'no name'}) claims {obj.size:,} bytes, "
+                            "more than any tarball holds: a corrupt header")
         if obj.type in METADATA:
             _charge(tar, obj, at)
         elif obj.type == tarfile.GNUTYPE_SPARSE:
