@@ -19,9 +19,9 @@ K = 5
 
 def _sklearn():
     # a library, not data: dataset_walker.py and baseline_tfidf.py import scikit-learn, which the
-    # test extra does not install (some 50 MB beyond numpy and scipy): skipped without it, whatever
-    # DSTC2CONV_REQUIRE_DATA says
-    return pytest.importorskip("sklearn", reason="pip install scikit-learn to run the DSTC6 track's "
+    # extra "official" installs (some 50 MB beyond numpy and scipy; CI installs it): skipped
+    # without it, whatever DSTC2CONV_REQUIRE_DATA says
+    return pytest.importorskip("sklearn", reason="pip install scikit-learn (the extra official) to run the DSTC6 track's "
                                                  "dataset_walker.py and baseline_tfidf.py")
 
 
