@@ -14,6 +14,7 @@ from ...files import check_writable, sha256_file, write_stdout, write_text_atomi
 
 
 def _cmd_ir(args) -> int:
+    from ...evaluate.rankings import score_system
     from ...reporter import reporting, stopwatch
     from ...task6.turns import read_turns
     from ..interface import progress_lines, run
@@ -46,7 +47,7 @@ def _cmd_ir(args) -> int:
                     dev=score_output.parts(dev) if dev else None)
         parts = [f"ir:tfidf-{variant}", f"train:{sha256_file(args.train)[:12]}",
                  f"candidates:{sha256_file(args.candidates)[:12] if args.candidates else 'train'}"]
-    scored, sig = _score(predictions, rankings, turns, sha256_file(args.data), parts, args.rank)
+    scored, sig = score_system(predictions, rankings, turns, sha256_file(args.data), parts, args.rank)
     seconds = time.perf_counter() - start
     if rankings is None:
         text = "".join(p.replace("\n", " ") + "\n" for p in predictions)
@@ -85,20 +86,6 @@ def _note_coverage(args, candidates, train) -> None:
     found = coverage_note(args.candidates, candidates, args.train, (t.gold for t in train))
     if found and not args.quiet:
         print(f"dstc2conv: note: {found}", file=sys.stderr)
-
-
-def _score(predictions, rankings, turns, data_sha: str, parts: list[str], k: int | None):
-    """Accuracy, and with rankings hits@n for every n up to ``k`` and MRR."""
-    from ...evaluate import metrics as m
-    from ...evaluate.rankings import gold_rank
-
-    names = ["accuracy"]
-    ranks = None
-    if rankings is not None:
-        ranks = tuple(gold_rank(r, t.gold) for r, t in zip(rankings, turns))
-        names += [n for n in m.NAMES if n.startswith("hits@") and int(n[5:]) <= k] + ["mrr"]
-    inputs = m.Inputs(tuple(turns), tuple(predictions), "ranking" if ranks else "text", ranks)
-    return m.compute(inputs, names), m.signature(data_sha, parts, inputs, names)
 
 
 def add_parser(sub) -> None:

@@ -102,6 +102,7 @@ def _train(args, system_of, grid_of) -> int:
 def _predict(args, system_of) -> int:
     numpy_ready()
     from ...evaluate import score_output
+    from ...evaluate.rankings import score_system
     from ...files import check_writable, sha256_file, write_stdout, write_text_atomic
     from ...task6.candidates import distinct, read_candidates
     from ...task6.turns import read_turns
@@ -127,7 +128,8 @@ def _predict(args, system_of) -> int:
     predictions = [r[0] for r in rankings]
     parts = [system.name, f"model:{system.trained_on.get('train_sha256', '')[:12]}",
              f"candidates:{sha256_file(args.candidates)[:12] if args.candidates else 'model+data'}"]
-    scored, sig = score(predictions, rankings if args.rank else None, turns, sha256_file(args.data), parts, args.rank)
+    scored, sig = score_system(predictions, rankings if args.rank else None, turns, sha256_file(args.data), parts,
+                               args.rank)
     seconds = time.perf_counter() - start
     if args.rank:
         text = "".join(json.dumps([c.replace("\n", " ") for c in r], ensure_ascii=False) + "\n" for r in rankings)
@@ -150,17 +152,3 @@ def _predict(args, system_of) -> int:
     print("\n".join(score_output.score_lines(scored.figures, sig)), file=out)
     print(f"time                   {seconds:.1f} s", file=out)
     return 0
-
-
-def score(predictions, rankings, turns, data_sha: str, parts: list[str], k: int | None):
-    """Accuracy, and with rankings hits@n for every n up to ``k`` and MRR."""
-    from ...evaluate import metrics as m
-    from ...evaluate.rankings import gold_rank
-
-    names = ["accuracy"]
-    ranks = None
-    if rankings is not None:
-        ranks = tuple(gold_rank(r, t.gold) for r, t in zip(rankings, turns))
-        names += [n for n in m.NAMES if n.startswith("hits@") and int(n[5:]) <= k] + ["mrr"]
-    inputs = m.Inputs(tuple(turns), tuple(predictions), "ranking" if ranks else "text", ranks)
-    return m.compute(inputs, names), m.signature(data_sha, parts, inputs, names)
