@@ -110,7 +110,7 @@ def test_dialog_manager_not_a_number(capsys, tmp_path, sample):
     log = json.loads(log_path.read_text())
     log["system-specific"]["dialog-manager"] = "mdp"
     log_path.write_text(json.dumps(log))
-    _fails(capsys, tmp_path, sample, f"{CALL}/log.json", "system-specific.dialog-manager is 'mdp', not a number")
+    _fails(capsys, tmp_path, sample, f"{CALL}/log.json", "system-specific.dialog-manager is 'mdp', not a whole number")
 
 
 def test_not_utf8(capsys, tmp_path, sample):

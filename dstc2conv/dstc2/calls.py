@@ -359,7 +359,7 @@ def _strict_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str,
     manager = log.get("system-specific", {})
     manager = manager.get("dialog-manager") if isinstance(manager, dict) else None
     if manager is not None and (not isinstance(manager, int) or isinstance(manager, bool)):
-        raise Dstc2ConvError(f"system-specific.dialog-manager is {_short(manager)}, not a number", log_path)
+        raise Dstc2ConvError(f"system-specific.dialog-manager is {_short(manager)}, not a whole number", log_path)
     if manager is not None and not INT64[0] <= manager <= INT64[1]:
         raise Dstc2ConvError(f"system-specific.dialog-manager is {_short(manager)}, past 64 bits", log_path)
     return Call(session, where, tuple(turns), manager)
