@@ -275,3 +275,16 @@ def test_build_refuses_a_call_whose_line_would_be_too_long(tmp_path, monkeypatch
     assert err.startswith("dstc2conv: error: ") and "cannot convert call 'Mar13_S9A" in err
     assert err.rstrip().endswith("characters, more than the 60 a task-6 line may have") and err.count("\n") == 1
     assert not out.exists() or not any(out.glob("*.txt"))
+
+
+def test_a_call_folder_named_with_a_line_separator_is_read_by_its_whole_name(tmp_path):
+    raw = tmp_path / "raw"
+    shutil.copytree(SAMPLE, raw, ignore=shutil.ignore_patterns("__init__.py", "__pycache__"))
+    old, new = "Mar13_S9A1/voip-sample00004-20260101_130000", "Mar13_S9A1/voip-sample\u2028x\x85y"
+    (raw / "data" / old).rename(raw / "data" / new)
+    for flist in (raw / "scripts" / "config").glob("*.flist"):
+        flist.write_text(flist.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    assert run(["build", "--split", "all", "--partition", "dstc2", "--raw", str(raw), "--out", str(tmp_path / "o"),
+                "--quiet"]) == 0
+    assert len(dstc2conv.read(tmp_path / "o" / "dialog-babi-task6-dstc2-tst.txt")) == 3
+    assert new in str(json.loads((tmp_path / "o" / "manifest.json").read_text(encoding="utf-8")))

@@ -36,8 +36,8 @@ class Source:
 
 def _flist(text: str, path: str) -> tuple[str, ...]:
     sessions = []
-    for line in text.splitlines():
-        line = line.strip()
+    for line in text.split("\n"):       # a flist is one path a line; other line breaks are a name's
+        line = line.strip(" \t\r")
         if line:
             sessions.append(line.rstrip("/"))
     if not sessions:
