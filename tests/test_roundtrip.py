@@ -287,4 +287,4 @@ def test_a_call_folder_named_with_a_line_separator_is_read_by_its_whole_name(tmp
     assert run(["build", "--split", "all", "--partition", "dstc2", "--raw", str(raw), "--out", str(tmp_path / "o"),
                 "--quiet"]) == 0
     assert len(dstc2conv.read(tmp_path / "o" / "dialog-babi-task6-dstc2-tst.txt")) == 3
-    assert new in str(json.loads((tmp_path / "o" / "manifest.json").read_text(encoding="utf-8")))
+    assert new in json.dumps(json.loads((tmp_path / "o" / "manifest.json").read_text(encoding="utf-8")), ensure_ascii=False)
