@@ -10,7 +10,7 @@ import time
 
 from ...arguments import at_least
 from ...evaluate import score_output
-from ...files import check_writable, sha256_file, write_stdout, write_text_atomic
+from ...files import check_writable, sha256_file
 
 
 def _cmd_ir(args) -> int:
@@ -18,6 +18,7 @@ def _cmd_ir(args) -> int:
     from ...reporter import reporting, stopwatch
     from ...task6.turns import read_turns
     from ..interface import progress_lines, run
+    from ..output import write_answers
     from . import baselines as ir
 
     if args.out != "-":
@@ -49,18 +50,7 @@ def _cmd_ir(args) -> int:
                  f"candidates:{sha256_file(args.candidates)[:12] if args.candidates else 'train'}"]
     scored, sig = score_system(predictions, rankings, turns, sha256_file(args.data), parts, args.rank)
     seconds = time.perf_counter() - start
-    if rankings is None:
-        text = "".join(p.replace("\n", " ") + "\n" for p in predictions)
-    else:
-        text = "".join(json.dumps([c.replace("\n", " ") for c in r], ensure_ascii=False) + "\n" for r in rankings)
-    if args.out == "-":
-        write_stdout(text)
-        out = sys.stderr
-    else:
-        write_text_atomic(args.out, text)
-        if not args.quiet:
-            print(f"dstc2conv: {len(predictions)} predictions written to {args.out}", file=sys.stderr)
-        out = sys.stdout
+    out = write_answers(predictions, rankings, args.out, args.quiet)
     if args.json:
         print(json.dumps({**score_output.as_dict(scored.figures, sig), **info, "seconds": round(seconds, 3)},
                          indent=2), file=out)

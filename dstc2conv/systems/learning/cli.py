@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 
 from ...arguments import at_least
@@ -103,10 +102,11 @@ def _predict(args, system_of) -> int:
     numpy_ready()
     from ...evaluate import score_output
     from ...evaluate.rankings import score_system
-    from ...files import check_writable, sha256_file, write_stdout, write_text_atomic
+    from ...files import check_writable, sha256_file
     from ...task6.candidates import distinct, read_candidates
     from ...task6.turns import read_turns
     from ..interface import run
+    from ..output import write_answers
 
     if args.out != "-":
         check_writable(args.out, (args.data, args.candidates))
@@ -131,18 +131,7 @@ def _predict(args, system_of) -> int:
     scored, sig = score_system(predictions, rankings if args.rank else None, turns, sha256_file(args.data), parts,
                                args.rank)
     seconds = time.perf_counter() - start
-    if args.rank:
-        text = "".join(json.dumps([c.replace("\n", " ") for c in r], ensure_ascii=False) + "\n" for r in rankings)
-    else:
-        text = "".join(p.replace("\n", " ") + "\n" for p in predictions)
-    if args.out == "-":
-        write_stdout(text)
-        out = sys.stderr
-    else:
-        write_text_atomic(args.out, text)
-        if not args.quiet:
-            print(f"dstc2conv: {len(predictions)} predictions written to {args.out}", file=sys.stderr)
-        out = sys.stdout
+    out = write_answers(predictions, rankings if args.rank else None, args.out, args.quiet)
     if args.json:
         print(json.dumps({**score_output.as_dict(scored.figures, sig), "system": system.name,
                           "candidates": len(candidates), "seconds": round(seconds, 3)}, indent=2), file=out)
