@@ -303,6 +303,50 @@ def write_text_atomic(path: str, text: str | Iterable[str], updates: bool = Fals
         raise
 
 
+def write_files_atomic(files: list[tuple[str, bytes]]) -> None:
+    """Write several files as one: each to a temporary file beside it, then every rename
+    together, with SIGINT, SIGTERM and SIGHUP held until they are done (a signal that
+    comes meanwhile stops the command once they are). Stopped before the renames, it
+    leaves every path as it was and no temporary file: so a stop leaves all the files
+    written or none. Each path is checked as ``write_text_atomic`` checks it; a folder or
+    a device is refused."""
+    import signal
+
+    temps = []
+    try:
+        for path, data in files:
+            refuse_special(path)
+            refuse_inputs(path)
+            target = os.path.realpath(path)
+            if os.path.exists(target) and not os.path.isfile(target):
+                raise Dstc2ConvError("cannot write: it is not a regular file", path)
+            temp = f"{target}.tmp-{os.getpid()}"
+            temps.append((temp, target, path))
+            with open(temp, "wb") as fh:
+                fh.write(data)
+        mask = getattr(signal, "pthread_sigmask", None)     # not on Windows
+        held = {getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)}
+        before = mask(signal.SIG_BLOCK, held) if mask else None
+        try:
+            for done, (temp, target, path) in enumerate(temps):
+                try:
+                    os.replace(temp, target)
+                except OSError as exc:
+                    written = ", ".join(p for _, _, p in temps[:done])
+                    raise Dstc2ConvError(f"cannot write: {exc.strerror}" + (f" (written: {written})" if written
+                                                                             else ""), path) from None
+        finally:
+            if mask:
+                mask(signal.SIG_SETMASK, before)
+    except BaseException as exc:
+        for temp, _, _ in temps:
+            if os.path.lexists(temp):
+                os.unlink(temp)
+        if isinstance(exc, OSError):
+            raise Dstc2ConvError(f"cannot write: {exc.strerror}", temps[-1][2] if temps else files[0][0]) from None
+        raise
+
+
 def check_writable(path: str, inputs: tuple = ()) -> None:
     """Raise Dstc2ConvError now, before any work, if ``path`` cannot be written: a folder,
     a file whose folder does not exist, or one of ``inputs`` or of the files read so far

@@ -383,3 +383,58 @@ def test_the_history_is_written_before_the_score_is_printed(loop, monkeypatch):
     assert len(_index(loop.data)["entries"]) == 1
     code, out, _ = loop(rules_text=EDIT)       # the next rescore has its baseline
     assert code == 0 and _against(out)[0].startswith("against                last:")
+
+
+def test_init_stopped_while_writing_leaves_neither_file(tmp_path, capsys, monkeypatch):
+    """Stopped after the first temporary file and before the second, `rules init` leaves
+    no rule file without its ontology, and no temporary file."""
+    monkeypatch.chdir(tmp_path)
+    real_open = open
+    opened = []
+
+    def stopping_open(path, *args, **kwargs):
+        if ".tmp-" in str(path):
+            opened.append(path)
+            if len(opened) == 2:
+                raise KeyboardInterrupt
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", stopping_open)
+    assert run(["rules", "init"]) == 130
+    assert len(opened) == 2
+    assert sorted(os.listdir(tmp_path / "my-rules")) == []
+
+
+def test_write_files_atomic_checks_every_path_before_renaming_any(tmp_path):
+    from dstc2conv.errors import Dstc2ConvError
+    from dstc2conv.files import write_files_atomic
+
+    (tmp_path / "first").write_bytes(b"old")
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(Dstc2ConvError, match="it is not a regular file"):
+        write_files_atomic([(str(tmp_path / "first"), b"new"), (str(tmp_path / "folder"), b"x")])
+    assert (tmp_path / "first").read_bytes() == b"old"
+    assert sorted(os.listdir(tmp_path)) == ["first", "folder"]
+    write_files_atomic([(str(tmp_path / "first"), b"new"), (str(tmp_path / "second"), b"2")])
+    assert (tmp_path / "first").read_bytes() == b"new" and (tmp_path / "second").read_bytes() == b"2"
+
+
+def test_write_files_atomic_names_what_it_wrote_when_a_rename_fails(tmp_path, monkeypatch):
+    from dstc2conv.errors import Dstc2ConvError
+    from dstc2conv.files import write_files_atomic
+
+    real_replace = os.replace
+    calls = []
+
+    def failing_replace(src, dst):
+        calls.append(dst)
+        if len(calls) == 2:
+            raise PermissionError(13, "Permission denied")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    with pytest.raises(Dstc2ConvError) as caught:
+        write_files_atomic([(a, b"1"), (b, b"2")])
+    assert str(caught.value) == f"{b}: cannot write: Permission denied (written: {a})"
+    assert sorted(os.listdir(tmp_path)) == ["a"]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from ...arguments import at_least
 from ...errors import Dstc2ConvError
-from ...files import check_writable, read_text, write_stdout, write_text_atomic
+from ...files import check_writable, read_bytes, read_text, write_files_atomic, write_stdout, write_text_atomic
 from ...reporter import reporting
 from .objectives import OBJECTIVES
 from .problems import count
@@ -356,8 +356,8 @@ def _cmd_init(args) -> int:
         os.makedirs(args.folder, exist_ok=True)
     except OSError as exc:
         raise Dstc2ConvError(f"cannot create the folder: {exc.strerror}", args.folder) from None
-    for name, target in zip(names, targets):
-        write_text_atomic(target, (shipped / name).read_text(encoding="utf-8"))
+    write_files_atomic([(target, (shipped / name).read_bytes()) for name, target in zip(names, targets)])
+    for target in targets:
         print(target)
     print(f"score them: dstc2conv rules score --rules {targets[0]} --data T6FILE", file=sys.stderr)
     return 0
@@ -482,9 +482,15 @@ def _cmd_tune(args) -> int:
         tuned = tune(ruleset, turns, budget_seconds=args.budget, systems=sessions.systems if sessions else None,
                      objective=args.objective)
     text = write_tuned(read_text(args.rules, "a rule file"), ruleset, tuned)
-    write_text_atomic(args.out, text)
+    files = [(args.out, text.encode("utf-8"))]
+    if copy:     # the ontology beside the tuned file, where it looks for it: both written, or neither
+        files.append((copy[1], read_bytes(copy[0], "an ontology file")))
+        try:
+            os.makedirs(os.path.dirname(copy[1]) or ".", exist_ok=True)
+        except OSError as exc:
+            raise Dstc2ConvError(f"cannot create the folder: {exc.strerror}", os.path.dirname(copy[1])) from None
+    write_files_atomic(files)
     if copy:
-        _copy(*copy, args.out)
         _say(args, f"copied the ontology {copy[0]} to {copy[1]}, where the tuned file looks for it")
     print(f"before  {percent(tuned.before)} {what}")
     print(f"after   {percent(tuned.after)} {what}")
@@ -526,18 +532,6 @@ def _same_file(a: str, b: str) -> bool:
     import filecmp
 
     return os.path.samefile(a, b) or filecmp.cmp(a, b, shallow=False)
-
-
-def _copy(source: str, target: str, tuned: str) -> None:
-    """Copy the ontology beside the ``tuned`` file, written already."""
-    import shutil
-
-    try:
-        os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
-        shutil.copyfile(source, target)
-    except OSError as exc:
-        raise Dstc2ConvError(f"{tuned} is written, but its ontology {source} cannot be copied here, where it "
-                             f"looks for it ({exc.strerror}): copy it yourself", target) from None
 
 
 def seconds(text: str) -> float:
