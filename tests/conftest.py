@@ -24,6 +24,33 @@ price: [cheap, expensive]
 served: [thai]
 """
 
+# a tiny rule file over it: a greeting, a goodbye, then ask for the food, then the area
+TWO_ASKS_RULES = """\
+ontology: ontology.yaml
+patterns:
+  hello: Welcome .
+  ask_food: Which food?
+  ask_area: Which area?
+  bye: you are welcome
+rules:
+  - id: greet
+    priority: 100
+    when: {first_turn: true}
+    say: hello
+  - id: bye
+    priority: 90
+    when: {user_words: bye}
+    say: bye
+  - id: ask-food
+    priority: 20
+    when: {missing: food}
+    say: ask_food
+  - id: ask-area
+    priority: 10
+    when: {missing: area}
+    say: ask_area
+"""
+
 
 def write_rule_files(folder: Path, rules: str, ontology: str, data: str, data_folder: str = ".") -> tuple[str, str]:
     """A rule file (rules.yaml, naming ontology.yaml) in ``folder`` and a task-6 file

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import ONTOLOGY, write_rule_files
+from conftest import ONTOLOGY, TWO_ASKS_RULES, write_rule_files
 
 np = pytest.importorskip("numpy")
 
@@ -212,31 +212,7 @@ def test_a_turn_is_made_a_template_and_filled_back():
 
 # ---------------------------------------------------------------- the commands
 
-RULES = """\
-ontology: ontology.yaml
-patterns:
-  hello: Welcome .
-  ask_food: Which food?
-  ask_area: Which area?
-  bye: you are welcome
-rules:
-  - id: greet
-    priority: 100
-    when: {first_turn: true}
-    say: hello
-  - id: bye
-    priority: 90
-    when: {user_words: bye}
-    say: bye
-  - id: ask-food
-    priority: 20
-    when: {missing: food}
-    say: ask_food
-  - id: ask-area
-    priority: 10
-    when: {missing: area}
-    say: ask_area
-"""
+RULES = TWO_ASKS_RULES
 
 # the rules ask for the food first; the dialogs ask for the area first unless the user says "food"
 DIALOG = "1 <SILENCE>\tWelcome .\n2 {first}\t{reply}\n3 {second}\t{reply2}\n4 bye\tyou are welcome\n"

@@ -8,38 +8,14 @@ import sys
 from importlib import resources
 
 import pytest
-from conftest import ONTOLOGY, write_rule_files
+from conftest import ONTOLOGY, TWO_ASKS_RULES, write_rule_files
 
 from dstc2conv.cli import run
 from dstc2conv.systems.rules import history as history_module
 from dstc2conv.systems.rules import watch as watch_module
 from dstc2conv.systems.rules.history import INDEX, history_path
 
-RULES = """\
-ontology: ontology.yaml
-patterns:
-  hello: Welcome .
-  ask_food: Which food?
-  ask_area: Which area?
-  bye: you are welcome
-rules:
-  - id: greet
-    priority: 100
-    when: {first_turn: true}
-    say: hello
-  - id: bye
-    priority: 90
-    when: {user_words: bye}
-    say: bye
-  - id: ask-food
-    priority: 20
-    when: {missing: food}
-    say: ask_food
-  - id: ask-area
-    priority: 10
-    when: {missing: area}
-    say: ask_area
-"""
+RULES = TWO_ASKS_RULES
 
 # before the edit (ask-food above ask-area): 4/4 in dialog 1, 1/4 in dialog 2
 DATA = """\

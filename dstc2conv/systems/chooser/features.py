@@ -114,19 +114,25 @@ class Viewer:
         return replace(view, gold=gold, gold_action=action)
 
 
-def views(compiled, turns) -> list[TurnView]:
-    """Every turn's view, gold included (for training and measuring)."""
+def walk(compiled, turns):
+    """Every turn, its dialogs walked in order: (turn, the engine's state, the turn's view
+    before its gold, the view with its gold). The state is valid until the next turn is
+    asked for; the view before the gold is what a choice may see."""
     from ..rules.engine import proposals
 
     viewer = Viewer(compiled)
-    out = []
     dialog = None
     for turn, state, mentioned, found in proposals(compiled, turns):
         if turn.dialog != dialog:
             dialog = turn.dialog
             viewer.reset()
-        out.append(viewer.observed(viewer.view(state, turn.user, mentioned, found), state, turn.gold))
-    return out
+        view = viewer.view(state, turn.user, mentioned, found)
+        yield turn, state, view, viewer.observed(view, state, turn.gold)
 
 
-__all__ = ["NONE", "Proposal", "TurnView", "Viewer", "turn_features", "views"]
+def views(compiled, turns) -> list[TurnView]:
+    """Every turn's view, gold included (for training and measuring)."""
+    return [seen for *_, seen in walk(compiled, turns)]
+
+
+__all__ = ["NONE", "Proposal", "TurnView", "Viewer", "turn_features", "views", "walk"]

@@ -11,7 +11,7 @@ from ...errors import Dstc2ConvError
 from ...reporter import progress as say_progress
 from .actions import fill
 from .encode import Vocabulary, build, encode
-from .features import TurnView, Viewer, views
+from .features import TurnView, views, walk
 from .model import Batch, scores, train
 from .settings import Settings
 
@@ -86,19 +86,7 @@ def rank_view(model: Model, view: TurnView, state, spaced: dict, k: int = 1) -> 
 
 def decide(model: Model, compiled, turns, k: int = 1) -> list[Choice]:
     """The chooser's choice at every turn of ``turns`` (their dialogs walked in order)."""
-    from ..rules.engine import proposals
-
-    viewer = Viewer(compiled)
-    out = []
-    dialog = None
-    for turn, state, mentioned, found in proposals(compiled, turns):
-        if turn.dialog != dialog:
-            dialog = turn.dialog
-            viewer.reset()
-        view = viewer.view(state, turn.user, mentioned, found)
-        out.append(rank_view(model, view, state, compiled.spaced, k))
-        viewer.observed(view, state, turn.gold)
-    return out
+    return [rank_view(model, view, state, compiled.spaced, k) for _, state, view, _ in walk(compiled, turns)]
 
 
 @dataclass(frozen=True)
@@ -112,19 +100,10 @@ class Explained:
 def explain(model: Model, compiled, turns, index: int, top: int = 10) -> Explained:
     """One turn (``turns[index]``) explained: every allowed response with its score, and the
     features that most separate the chosen one from the runner-up."""
-    from ..rules.engine import proposals
-
-    viewer = Viewer(compiled)
-    dialog = None
     target = turns[index]
-    for turn, state, mentioned, found in proposals(compiled, [t for t in turns if t.dialog == target.dialog]):
-        if turn.dialog != dialog:
-            dialog = turn.dialog
-            viewer.reset()
-        view = viewer.view(state, turn.user, mentioned, found)
+    for turn, state, view, _ in walk(compiled, [t for t in turns if t.dialog == target.dialog]):
         if turn.index == target.index:
             return _explained(model, view, state, compiled.spaced, top)
-        viewer.observed(view, state, turn.gold)
     raise Dstc2ConvError(f"no turn {target.index} in dialog {target.dialog + 1}")
 
 

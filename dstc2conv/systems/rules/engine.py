@@ -295,15 +295,7 @@ def predict(compiled: Compiled, turns: list[BotTurn]) -> list[Prediction]:
 def candidates(compiled: Compiled, turns: list[BotTurn]) -> list[dict[str, str]]:
     """For every turn, the response of every response rule that gives one (rule id ->
     response), in rule order."""
-    out = []
-    for turn, state, mentioned in states(compiled, turns):
-        found = {}
-        for rule, respond in compiled.responders:
-            text = respond(state, turn.user, mentioned)
-            if text is not None:
-                found[rule.id] = text
-        out.append(found)
-    return out
+    return [found for *_, found in proposals(compiled, turns)]
 
 
 def proposals(compiled: Compiled, turns: list[BotTurn]):
