@@ -347,6 +347,19 @@ def write_files_atomic(files: list[tuple[str, bytes]]) -> None:
         raise
 
 
+def output_folder(folder: str, what: str) -> None:
+    """Make the output folder ``folder`` now, before any work, if it is not there; raise
+    (``cannot write {what}: ...``) if it cannot be made or written."""
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise Dstc2ConvError(f"cannot write {what}: it is a file, not a folder", folder)
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise Dstc2ConvError(f"cannot write {what}: {exc.strerror}", folder) from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise Dstc2ConvError(f"cannot write {what}: permission denied", folder)
+
+
 def check_writable(path: str, inputs: tuple = ()) -> None:
     """Raise Dstc2ConvError now, before any work, if ``path`` cannot be written: a folder,
     a file whose folder does not exist, or one of ``inputs`` or of the files read so far

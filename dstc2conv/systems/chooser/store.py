@@ -1,7 +1,8 @@
 """A chooser's model folder: ``chooser.json`` (the format, its version, the settings, the
 vocabularies, what it was trained on, the SHA-256 of the weights) and ``weights.npz`` (the
-arrays ``W`` and ``u``, read with ``allow_pickle=False``). Both are written to temporary
-files and renamed, the weights first; the same model gives the same bytes."""
+arrays ``W`` and ``u``, read with ``allow_pickle=False``). Both are written as one
+(``files.write_files_atomic``): a stop leaves both or neither; the same model gives the
+same bytes."""
 from __future__ import annotations
 
 import hashlib
@@ -14,7 +15,8 @@ from dataclasses import asdict, fields
 import numpy as np
 
 from ...errors import Dstc2ConvError
-from ...files import read_bytes
+from ...files import output_folder, read_bytes, write_files_atomic
+from ..learning.folder import npz_bytes
 from .actions import Action
 from .encode import Vocabulary
 from .learned import Model
@@ -24,48 +26,15 @@ FORMAT = "dstc2conv-chooser"
 VERSION = 1
 SETTINGS_FILE = "chooser.json"
 WEIGHTS_FILE = "weights.npz"
-_STAMP = (1980, 1, 1, 0, 0, 0)      # every zip member's time: the same bytes each time
-
-
-def _npz(arrays: dict) -> bytes:
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_STORED) as archive:
-        for name, array in arrays.items():
-            member = io.BytesIO()
-            np.lib.format.write_array(member, np.ascontiguousarray(array), allow_pickle=False)
-            info = zipfile.ZipInfo(f"{name}.npy", date_time=_STAMP)
-            archive.writestr(info, member.getvalue())
-    return out.getvalue()
-
-
-def _write_atomic(path: str, data: bytes) -> None:
-    temp = f"{path}.tmp-{os.getpid()}"
-    try:
-        with open(temp, "wb") as fh:
-            fh.write(data)
-        os.replace(temp, path)
-    except OSError as exc:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise Dstc2ConvError(f"cannot write: {exc.strerror}", path) from None
-
-
 def check_folder(folder: str) -> None:
     """Raise now, before any work, if the model folder cannot be made or written."""
-    if os.path.exists(folder) and not os.path.isdir(folder):
-        raise Dstc2ConvError("cannot write the model: it is a file, not a folder", folder)
-    try:
-        os.makedirs(folder, exist_ok=True)
-    except OSError as exc:
-        raise Dstc2ConvError(f"cannot create the model folder: {exc.strerror}", folder) from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise Dstc2ConvError("cannot write the model: permission denied", folder)
+    output_folder(folder, "the model")
 
 
 def save(model: Model, folder: str) -> list[str]:
     """Write the model into ``folder`` (made if missing); the paths written."""
     check_folder(folder)
-    weights = _npz({"W": model.W.astype(np.float64), "u": model.u.astype(np.float64)})
+    weights = npz_bytes({"W": model.W.astype(np.float64), "u": model.u.astype(np.float64)})
     settings = {
         "format": FORMAT,
         "version": VERSION,
@@ -77,8 +46,8 @@ def save(model: Model, folder: str) -> list[str]:
         "columns": list(model.vocab.columns),
     }
     paths = [os.path.join(folder, WEIGHTS_FILE), os.path.join(folder, SETTINGS_FILE)]
-    _write_atomic(paths[0], weights)
-    _write_atomic(paths[1], (json.dumps(settings, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode())
+    text = json.dumps(settings, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    write_files_atomic([(paths[0], weights), (paths[1], text.encode())])
     return paths
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from ...arguments import at_least
 from ...errors import Dstc2ConvError
-from ...files import check_writable, read_bytes, read_text, write_files_atomic, write_stdout, write_text_atomic
+from ...files import check_writable, output_folder, read_bytes, read_text, write_files_atomic, write_stdout, write_text_atomic
 from ...reporter import reporting
 from .objectives import OBJECTIVES
 from .problems import count
@@ -393,7 +393,7 @@ def _cmd_report(args) -> int:
     if args.manifest is not None and not args.by_system:
         raise Dstc2ConvError("--manifest is for --by-system")
     if to_csv:
-        _csv_folder(args.out)
+        output_folder(args.out, "the CSV files")
     systems = None
     if args.by_system:
         ruleset, turns, sessions = _load_systems(args, needed=True)
@@ -425,18 +425,6 @@ def _cmd_report(args) -> int:
     write = as_markdown if args.format == "markdown" else as_text
     print("\n\n".join(f"## {table.name}\n\n{write(table)}" for table in sections))
     return 0
-
-
-def _csv_folder(folder: str) -> None:
-    """The folder for the CSV files, made now (before any work) if it is not there."""
-    if os.path.exists(folder) and not os.path.isdir(folder):
-        raise Dstc2ConvError("cannot write the CSV files: it is a file, not a folder", folder)
-    try:
-        os.makedirs(folder, exist_ok=True)
-    except OSError as exc:
-        raise Dstc2ConvError(f"cannot write the CSV files: {exc.strerror}", folder) from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise Dstc2ConvError("cannot write the CSV files: permission denied", folder)
 
 
 def _cmd_check(args) -> int:
