@@ -2,10 +2,10 @@
 """Time to train the learned chooser (`dstc2conv rules learn`), in-process.
 
     python benchmarks/bench_chooser.py [--train ../shared/reference/dialog-babi-task6-dstc2-trn.txt]
-        [--dev ../shared/reference/dialog-babi-task6-dstc2-dev.txt] [--epochs N]
+        [--dev ../shared/reference/dialog-babi-task6-dstc2-dev.txt] [--iterations N] [--l2 L]
 
 Prints the seconds (wall and CPU) of each stage: running the rules over the training turns
-(the views), encoding them, the epochs of training; then of choosing on --dev, and the
+(the views), encoding them, training (L-BFGS); then of choosing on --dev, and the
 per-response accuracy there beside the rules'. Set OMP_NUM_THREADS / OPENBLAS_NUM_THREADS
 to bound numpy's threads on a shared machine.
 """
@@ -31,7 +31,8 @@ def main() -> None:
     parser.add_argument("--rules", default=str(ROOT / "rules" / "dstc2.yaml"))
     parser.add_argument("--train", default=str(REFERENCE / "dialog-babi-task6-dstc2-trn.txt"))
     parser.add_argument("--dev", default=str(REFERENCE / "dialog-babi-task6-dstc2-dev.txt"))
-    parser.add_argument("--epochs", type=int)
+    parser.add_argument("--iterations", type=int)
+    parser.add_argument("--l2", type=float)
     args = parser.parse_args()
 
     from dstc2conv.evaluate.responses import outcomes
@@ -46,14 +47,15 @@ def main() -> None:
 
     ruleset = load_rules(args.rules)
     turns = read_turns(args.train)
-    settings = Settings() if args.epochs is None else Settings(epochs=args.epochs)
+    given = {k: v for k, v in (("iterations", args.iterations), ("l2", args.l2)) if v is not None}
+    settings = Settings(**given)
     start = time.perf_counter()
     train_views = _timed("views", lambda: views(Compiled(ruleset), turns))
     vocab, batch = _timed("encode", lambda: (lambda v: (v, encode(train_views, v)[0]))(build(train_views)))
-    W, u, _ = _timed(f"train ({settings.epochs} ep)",
-                     lambda: train(vocab.shape, batch, len(vocab.features), len(vocab.columns), settings))
+    W, u, history = _timed("train",
+                           lambda: train(vocab.shape, batch, len(vocab.features), len(vocab.columns), settings))
     print(f"{'learn, total':<16} {time.perf_counter() - start:7.1f} s wall  ({len(turns)} training turns, "
-          f"{len(vocab.actions)} actions, {len(vocab.features)} features)")
+          f"{len(vocab.actions)} actions, {len(vocab.features)} features, {len(history)} iterations)")
     if Path(args.dev).exists():
         dev = read_turns(args.dev)
         model = Model(vocab, W, u, settings, {})

@@ -3,7 +3,7 @@
 
     python benchmarks/transfer_chooser.py --manifest BUILD/manifest.json \\
         [--train ../shared/reference/dialog-babi-task6-dstc2-trn.txt] \\
-        [--dev ../shared/reference/dialog-babi-task6-dstc2-dev.txt] [--epochs N] [--seed S]
+        [--dev ../shared/reference/dialog-babi-task6-dstc2-dev.txt] [--iterations N] [--l2 L]
 
 The manifest of a build of the same split (see benchmarks/transfer.py) says which system
 each training dialog came from (S0, the MDP system; S1, a POMDP one). The chooser is
@@ -45,8 +45,8 @@ def main() -> int:
     parser.add_argument("--train", default=str(REFERENCE / "dialog-babi-task6-dstc2-trn.txt"))
     parser.add_argument("--dev", default=str(REFERENCE / "dialog-babi-task6-dstc2-dev.txt"))
     parser.add_argument("--manifest", help="the manifest of a build of the same split")
-    parser.add_argument("--epochs", type=int)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--iterations", type=int)
+    parser.add_argument("--l2", type=float)
     args = parser.parse_args()
 
     import numpy as np
@@ -68,7 +68,8 @@ def main() -> int:
         raise Dstc2ConvError("no manifest.json beside the file lists it: give a build's with --manifest", args.train)
     systems = [sessions.systems[t.dialog] for t in turns]
     names = sorted(set(systems))
-    settings = Settings(seed=args.seed) if args.epochs is None else Settings(epochs=args.epochs, seed=args.seed)
+    given = {k: v for k, v in (("iterations", args.iterations), ("l2", args.l2)) if v is not None}
+    settings = Settings(**given)
     start = time.monotonic()
     all_views = views(Compiled(ruleset), turns)
     parts = {name: [v for v, s in zip(all_views, systems) if s == name] for name in names}

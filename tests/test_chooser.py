@@ -96,22 +96,35 @@ def _toy(turns=400, seed=1):
 
 def test_a_toy_task_is_learned_and_training_is_deterministic():
     shape, batch = _toy()
-    settings = Settings(epochs=15, batch=64, rate=0.1, l2=1e-4, seed=5)
+    settings = Settings(l2=1e-4)
     W, u, history = train(shape, batch, 5, 1, settings)
-    assert history[-1] < history[0] / 4
+    assert history[-1] < np.log(3) / 10        # from log(3) at zero weights
     test_shape, test = _toy(seed=2)
     assert (scores(W, u, test_shape, test).argmax(axis=1) == test.gold).all()
     W2, u2, _ = train(shape, batch, 5, 1, settings)
     assert W.tobytes() == W2.tobytes() and u.tobytes() == u2.tobytes()
-    W3, _, _ = train(shape, batch, 5, 1, Settings(epochs=15, batch=64, rate=0.1, l2=1e-4, seed=6))
-    assert W.tobytes() != W3.tobytes()       # the seed orders the minibatches
+
+
+def test_training_finds_the_minimum_of_the_convex_loss():
+    """L-BFGS stops where the gradient vanishes: no step of any size along it lowers the
+    loss, and a stronger penalty gives smaller weights."""
+    shape, batch = _toy(turns=200)
+    W, u, history = train(shape, batch, 5, 1, Settings(l2=1e-2, l2_columns=1e-2))
+    loss, dW, du = loss_and_grad(W, u, shape, batch, 1e-2, 1e-2)
+    assert np.abs(dW).max() < 1e-4 and np.abs(du).max() < 1e-4
+    assert loss == pytest.approx(history[-1])
+    assert all(later <= earlier + 1e-12 for earlier, later in zip(history, history[1:]))
+    W_strong, _, _ = train(shape, batch, 5, 1, Settings(l2=1e-1, l2_columns=1e-2))
+    assert np.sum(W_strong ** 2) < np.sum(W ** 2)
+    W_short, _, short = train(shape, batch, 5, 1, Settings(iterations=2, l2=1e-2, l2_columns=1e-2))
+    assert len(short) == 2 and short[-1] > history[-1]
 
 
 def _model() -> Model:
     vocab = Vocabulary((Action("", "Which food?"), Action("current", "{name} is good")), ("bias", "w:thai"),
                        ("prop", "top"))
     rng = np.random.default_rng(0)
-    return Model(vocab, rng.normal(size=(2, 3)), rng.normal(size=2), Settings(epochs=2), {"turns": 3})
+    return Model(vocab, rng.normal(size=(2, 3)), rng.normal(size=2), Settings(iterations=2), {"turns": 3})
 
 
 def test_a_model_folder_round_trips_byte_for_byte(tmp_path):
@@ -237,7 +250,7 @@ def small(tmp_path, capsys):
         return code, out.out, out.err
 
     code, out, err = cli("rules", "learn", "--rules", rules, "--train", data, "--dev", data, "--out", model,
-                         "--epochs", "40", "--rate", "0.1", "--quiet")
+                         "--quiet")
     assert code == 0, err
     return rules, data, model, cli, out
 
@@ -286,7 +299,7 @@ def test_the_system_answers_as_predict_does(small):
     system = RulesLearned(rules, model)
     assert system.name == "rules+learned"
     assert predict(system, read_turns(data)) == predicted.splitlines()
-    fitted = RulesLearned(rules, settings=Settings(epochs=40, rate=0.1)).fit(read_turns(data))
+    fitted = RulesLearned(rules).fit(read_turns(data))
     assert predict(fitted, read_turns(data)) == predicted.splitlines()
 
 

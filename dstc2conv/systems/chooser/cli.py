@@ -46,7 +46,7 @@ def _cmd_learn(args) -> int:
     ruleset = load_rules(args.rules)
     train_turns = read_turns(args.train)
     dev_turns = read_turns(args.dev) if args.dev else None
-    settings = Settings(epochs=args.epochs, rate=args.rate, l2=args.l2, seed=args.seed)
+    settings = Settings(iterations=args.iterations, l2=args.l2)
     info = {"rules_sha256": ruleset.sha256, "train": os.path.basename(args.train),
             "train_sha256": _sha(args.train)}
     with reporting(notes=not args.quiet):
@@ -116,14 +116,10 @@ def add_parsers(rules_sub, common, reporting_errors) -> None:
     p.add_argument("--train", required=True, metavar="T6FILE", help="the task-6 file to train on")
     p.add_argument("--dev", metavar="T6FILE", help="a task-6 file to report per-response accuracy on")
     p.add_argument("--out", required=True, metavar="DIR", help="the model folder (made if missing)")
-    p.add_argument("--epochs", type=at_least(1), default=default.epochs, metavar="N",
-                   help=f"passes over the training turns (default {default.epochs})")
-    p.add_argument("--rate", type=_positive, default=default.rate, metavar="R",
-                   help=f"Adam's learning rate (default {default.rate})")
+    p.add_argument("--iterations", type=at_least(1), default=default.iterations, metavar="N",
+                   help=f"L-BFGS iterations at the most (default {default.iterations})")
     p.add_argument("--l2", type=_non_negative, default=default.l2, metavar="L",
-                   help=f"the weights' L2 penalty (default {default.l2})")
-    p.add_argument("--seed", type=at_least(0), default=default.seed, metavar="S",
-                   help=f"the seed of the minibatches' order (default {default.seed})")
+                   help=f"the actions' weights' L2 penalty (default {default.l2})")
     p.set_defaults(func=reporting_errors(_cmd_learn))
 
     p = rules_sub.add_parser("explain", help="one turn: the proposals, the chooser's scores, the features that decided")
@@ -146,15 +142,6 @@ def _number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"{text}: give a finite number")
-    return value
-
-
-def _positive(text: str) -> float:
-    import argparse
-
-    value = _number(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text}: give more than 0")
     return value
 
 

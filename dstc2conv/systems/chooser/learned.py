@@ -46,8 +46,8 @@ def fit(ruleset, train_turns, settings: Settings = Settings(), min_count: int = 
     if not (batch.gold >= 0).any():
         raise Dstc2ConvError("no training turn has its gold among the responses the rules allow: nothing to learn")
 
-    def shown(epoch, epochs, loss):
-        say_progress(f"chooser: epoch {epoch}/{epochs}, loss {loss:.4f}")
+    def shown(iteration, most, loss):
+        say_progress(f"chooser: iteration {iteration} (of {most} at the most), loss {loss:.4f}")
 
     W, u, history = train(vocab.shape, batch, len(vocab.features), len(vocab.columns), settings, shown)
     info = dict(info or {})

@@ -7,7 +7,8 @@ train (scored with the row ``UNK``). A column's score is ``W[x, a].sum() + u[f].
 ``x`` the turn's features, ``a`` the column's action (``UNK`` for the extra ones), ``f``
 the column's own features (which rules propose it, whether it is the rules' choice, ...).
 The loss is the mean negative log-likelihood of the gold column over the turns whose gold
-is among their columns, plus ``l2 / 2`` times the squared weights.
+is among their columns, plus ``l2 / 2`` times the squared weights: convex, and minimised
+by L-BFGS over all the training turns at once.
 """
 from __future__ import annotations
 
@@ -75,101 +76,111 @@ def mask(shape: Shape, batch: Batch) -> np.ndarray:
     return np.concatenate([ok, extra], axis=1)
 
 
-def rows_sum(W: np.ndarray, batch: Batch) -> np.ndarray:
-    """(turns, W's columns): each turn's sum of the rows of W its features name."""
-    ptr, idx = batch.x_ptr, batch.x_idx
-    out = np.zeros((len(batch), W.shape[1]))
-    for t in range(len(batch)):
-        out[t] = W[idx[ptr[t]:ptr[t + 1]]].sum(axis=0)
-    return out
+@dataclass(frozen=True)
+class Prepared:
+    """What the scores of a batch need, whatever the weights: its features as a sparse
+    matrix (turns x features), the columns it allows, and where the columns' own features
+    fall in the scores (each (turn, column) pair once: ``pairs``, flat indices; ``of_pair``,
+    each triple's pair)."""
+    X: object          # scipy.sparse.csr_matrix
+    allowed: np.ndarray
+    pairs: np.ndarray
+    of_pair: np.ndarray
+    cf_feat: np.ndarray
+    actions: int
 
 
-def rows_add(dW: np.ndarray, batch: Batch, dS: np.ndarray) -> None:
-    """Add each turn's row of ``dS`` to the rows of ``dW`` its features name (a turn names
-    each feature once)."""
-    ptr, idx = batch.x_ptr, batch.x_idx
-    for t in range(len(batch)):
-        dW[idx[ptr[t]:ptr[t + 1]]] += dS[t]
+def prepare(shape: Shape, batch: Batch, features: int) -> Prepared:
+    from scipy import sparse
+
+    X = sparse.csr_matrix((np.ones(len(batch.x_idx)), batch.x_idx, batch.x_ptr), shape=(len(batch), features))
+    allowed = mask(shape, batch)
+    allowed[batch.off_turn, batch.off_col] = False
+    flat = batch.cf_turn * allowed.shape[1] + batch.cf_col
+    pairs, of_pair = np.unique(flat, return_inverse=True)
+    return Prepared(X, allowed, pairs, of_pair.reshape(-1), batch.cf_feat, shape.actions)
+
+
+def _scores(W: np.ndarray, u: np.ndarray, p: Prepared) -> np.ndarray:
+    A = p.actions
+    S = p.X @ W                                               # (turns, A + 1)
+    Z = np.empty(p.allowed.shape)
+    Z[:, :A] = S[:, :A]
+    Z[:, A:] = S[:, A:A + 1]
+    Z.ravel()[p.pairs] += np.bincount(p.of_pair, weights=u[p.cf_feat], minlength=len(p.pairs))
+    Z[~p.allowed] = -np.inf
+    return Z
 
 
 def scores(W: np.ndarray, u: np.ndarray, shape: Shape, batch: Batch) -> np.ndarray:
     """(turns, columns) scores, -inf where the mask forbids."""
-    A = shape.actions
-    S = rows_sum(W, batch)
-    allowed = mask(shape, batch)
-    width = allowed.shape[1]
-    Z = np.empty((len(batch), width))
-    Z[:, :A] = S[:, :A]
-    Z[:, A:] = S[:, A:A + 1]
-    np.add.at(Z, (batch.cf_turn, batch.cf_col), u[batch.cf_feat])
-    Z[~allowed] = -np.inf
-    Z[batch.off_turn, batch.off_col] = -np.inf
-    return Z
+    return _scores(W, u, prepare(shape, batch, W.shape[0]))
+
+
+def _objective(W: np.ndarray, u: np.ndarray, p: Prepared, gold: np.ndarray, l2: float, l2u: float):
+    """The loss over the turns whose gold column is ``gold`` (-1: none), and (dW, du)."""
+    A = p.actions
+    has = gold >= 0
+    n = max(int(has.sum()), 1)
+    rows, cols = np.flatnonzero(has), gold[has]
+    G = _scores(W, u, p)                    # the scores, made the loss's gradient in place
+    with np.errstate(invalid="ignore", divide="ignore"):     # a turn that allows nothing has no gold
+        G -= G.max(axis=1, keepdims=True)
+        picked = G[rows, cols]
+        np.exp(G, out=G)
+        total = G.sum(axis=1)
+        nll = (np.log(total[rows]) - picked).sum() / n
+        G /= total[:, None]
+    G[~has] = 0.0
+    G[rows, cols] -= 1.0
+    G /= n
+    loss = nll + 0.5 * l2 * np.dot(W.ravel(), W.ravel()) + 0.5 * l2u * np.dot(u, u)
+    # through the columns' own features
+    du = np.bincount(p.cf_feat, weights=G.ravel()[p.pairs][p.of_pair], minlength=len(u)) + l2u * u
+    # through the actions' rows: dS (turns, A + 1), the extra columns all on UNK
+    dS = np.empty((G.shape[0], A + 1))
+    dS[:, :A] = G[:, :A]
+    dS[:, A] = G[:, A:].sum(axis=1)
+    dW = np.asarray(p.X.T @ dS)
+    dW += l2 * W
+    return float(loss), dW, du
 
 
 def loss_and_grad(W: np.ndarray, u: np.ndarray, shape: Shape, batch: Batch, l2: float, l2_columns: float | None = None):
     """The loss over the turns with a gold column, and its gradients (dW, du); ``l2``
     penalises W, ``l2_columns`` u (default: ``l2`` too)."""
     l2u = l2 if l2_columns is None else l2_columns
-    A = shape.actions
-    Z = scores(W, u, shape, batch)
-    rows = np.flatnonzero(batch.gold >= 0)
-    n = max(len(rows), 1)
-    Zr = Z[rows]
-    top = Zr.max(axis=1, keepdims=True)
-    E = np.exp(Zr - top)
-    total = E.sum(axis=1, keepdims=True)
-    P = E / total
-    gold = batch.gold[rows]
-    nll = (np.log(total[:, 0]) + top[:, 0] - Zr[np.arange(len(rows)), gold]).sum() / n
-    loss = nll + 0.5 * l2 * np.sum(W * W) + 0.5 * l2u * np.sum(u * u)
-    G = np.zeros_like(Z)
-    G[rows] = P
-    G[rows, gold] -= 1.0
-    G /= n
-    # through the columns' own features
-    du = np.bincount(batch.cf_feat, weights=G[batch.cf_turn, batch.cf_col], minlength=len(u)) + l2u * u
-    # through the actions' rows: dS (turns, A + 1), the extra columns all on UNK
-    dS = np.empty((len(batch), A + 1))
-    dS[:, :A] = G[:, :A]
-    dS[:, A] = G[:, A:].sum(axis=1)
-    dW = l2 * W
-    rows_add(dW, batch, dS)
-    return loss, dW, du
+    return _objective(W, u, prepare(shape, batch, W.shape[0]), batch.gold, l2, l2u)
 
 
 def train(shape: Shape, batch: Batch, features: int, cand_features: int, settings: Settings,
           progress=None) -> tuple[np.ndarray, np.ndarray, list[float]]:
-    """Weights (W, u) fitted by Adam on minibatches in an order drawn from ``seed``;
-    the mean loss of each epoch."""
-    rng = np.random.default_rng(settings.seed)
-    W = np.zeros((features, shape.actions + 1))
-    u = np.zeros(cand_features)
-    params = [W, u]
-    m = [np.zeros_like(p) for p in params]
-    v = [np.zeros_like(p) for p in params]
-    b1, b2, eps = 0.9, 0.999, 1e-8
-    step = 0
+    """Weights (W, u) that minimise the loss over the turns with a gold column, by L-BFGS
+    (scipy) on all of them at once, from zero: the loss is convex, so the weights depend
+    on the data and the settings alone, not on an order of minibatches. At most
+    ``settings.iterations`` iterations; the loss after each."""
+    from scipy.optimize import minimize
+
     usable = np.flatnonzero(batch.gold >= 0)
-    history = []
-    for epoch in range(settings.epochs):
-        order = usable[rng.permutation(len(usable))]
-        total = 0.0
-        for start in range(0, len(order), settings.batch):
-            part = batch.take(np.sort(order[start:start + settings.batch]))
-            loss, dW, du = loss_and_grad(W, u, shape, part, settings.l2, settings.l2_columns)
-            total += loss * len(part)
-            step += 1
-            for p, g, mi, vi in zip(params, (dW, du), m, v):
-                mi *= b1
-                mi += (1 - b1) * g
-                vi *= b2
-                vi += (1 - b2) * g * g
-                p -= settings.rate * (mi / (1 - b1 ** step)) / (np.sqrt(vi / (1 - b2 ** step)) + eps)
-        history.append(total / max(len(usable), 1))
+    part = batch.take(usable)
+    prepared = prepare(shape, part, features)
+    A = shape.actions
+    size = features * (A + 1)
+    history: list[float] = []
+
+    def objective(theta):
+        loss, dW, du = _objective(theta[:size].reshape(features, A + 1), theta[size:], prepared, part.gold,
+                                  settings.l2, settings.l2_columns)
+        return loss, np.concatenate([dW.ravel(), du])
+
+    def step(intermediate_result):
+        history.append(float(intermediate_result.fun))
         if progress is not None:
-            progress(epoch + 1, settings.epochs, history[-1])
-    return W, u, history
+            progress(len(history), settings.iterations, history[-1])
+
+    found = minimize(objective, np.zeros(size + cand_features), jac=True, method="L-BFGS-B", callback=step,
+                     options={"maxiter": settings.iterations, "maxcor": 20})
+    return found.x[:size].reshape(features, A + 1).copy(), found.x[size:].copy(), history
 
 
-__all__ = ["Batch", "Shape", "Settings", "rows_sum", "rows_add", "mask", "scores", "loss_and_grad", "train"]
+__all__ = ["Batch", "Shape", "Settings", "Prepared", "prepare", "mask", "scores", "loss_and_grad", "train"]

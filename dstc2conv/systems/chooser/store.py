@@ -23,7 +23,7 @@ from .learned import Model
 from .settings import Settings
 
 FORMAT = "dstc2conv-chooser"
-VERSION = 1
+VERSION = 2          # 2: trained by L-BFGS (settings: iterations, not epochs, batch, rate)
 SETTINGS_FILE = "chooser.json"
 WEIGHTS_FILE = "weights.npz"
 def check_folder(folder: str) -> None:
