@@ -117,40 +117,48 @@ def scores(W: np.ndarray, u: np.ndarray, shape: Shape, batch: Batch) -> np.ndarr
     return _scores(W, u, prepare(shape, batch, W.shape[0]))
 
 
-def _objective(W: np.ndarray, u: np.ndarray, p: Prepared, gold: np.ndarray, l2: float, l2u: float):
-    """The loss over the turns whose gold column is ``gold`` (-1: none), and (dW, du)."""
+def _summed(W: np.ndarray, u: np.ndarray, p: Prepared, gold: np.ndarray):
+    """The negative log-likelihood summed over the turns whose gold column is ``gold``
+    (-1: none), and its gradients (dW, du): no mean, no penalty."""
     A = p.actions
     has = gold >= 0
-    n = max(int(has.sum()), 1)
     rows, cols = np.flatnonzero(has), gold[has]
-    G = _scores(W, u, p)                    # the scores, made the loss's gradient in place
+    G = _scores(W, u, p)                    # the scores, made the gradient in place
     with np.errstate(invalid="ignore", divide="ignore"):     # a turn that allows nothing has no gold
         G -= G.max(axis=1, keepdims=True)
         picked = G[rows, cols]
         np.exp(G, out=G)
         total = G.sum(axis=1)
-        nll = (np.log(total[rows]) - picked).sum() / n
+        nll = float((np.log(total[rows]) - picked).sum())
         G /= total[:, None]
     G[~has] = 0.0
     G[rows, cols] -= 1.0
-    G /= n
-    loss = nll + 0.5 * l2 * np.dot(W.ravel(), W.ravel()) + 0.5 * l2u * np.dot(u, u)
     # through the columns' own features
-    du = np.bincount(p.cf_feat, weights=G.ravel()[p.pairs][p.of_pair], minlength=len(u)) + l2u * u
+    du = np.bincount(p.cf_feat, weights=G.ravel()[p.pairs][p.of_pair], minlength=len(u))
     # through the actions' rows: dS (turns, A + 1), the extra columns all on UNK
     dS = np.empty((G.shape[0], A + 1))
     dS[:, :A] = G[:, :A]
     dS[:, A] = G[:, A:].sum(axis=1)
-    dW = np.asarray(p.X.T @ dS)
-    dW += l2 * W
-    return float(loss), dW, du
+    return nll, np.asarray(p.X.T @ dS), du
+
+
+def _penalised(nll: float, dW: np.ndarray, du: np.ndarray, n: int, W: np.ndarray, u: np.ndarray, l2: float,
+               l2u: float):
+    """The mean over ``n`` turns plus the penalties, and its gradients."""
+    n = max(n, 1)
+    loss = nll / n + 0.5 * l2 * np.dot(W.ravel(), W.ravel()) + 0.5 * l2u * np.dot(u, u)
+    return float(loss), dW / n + l2 * W, du / n + l2u * u
 
 
 def loss_and_grad(W: np.ndarray, u: np.ndarray, shape: Shape, batch: Batch, l2: float, l2_columns: float | None = None):
     """The loss over the turns with a gold column, and its gradients (dW, du); ``l2``
     penalises W, ``l2_columns`` u (default: ``l2`` too)."""
     l2u = l2 if l2_columns is None else l2_columns
-    return _objective(W, u, prepare(shape, batch, W.shape[0]), batch.gold, l2, l2u)
+    nll, dW, du = _summed(W, u, prepare(shape, batch, W.shape[0]), batch.gold)
+    return _penalised(nll, dW, du, int((batch.gold >= 0).sum()), W, u, l2, l2u)
+
+
+BLOCK = 2048       # turns scored at once in training: the memory of the scores stays small
 
 
 def train(shape: Shape, batch: Batch, features: int, cand_features: int, settings: Settings,
@@ -162,15 +170,21 @@ def train(shape: Shape, batch: Batch, features: int, cand_features: int, setting
     from scipy.optimize import minimize
 
     usable = np.flatnonzero(batch.gold >= 0)
-    part = batch.take(usable)
-    prepared = prepare(shape, part, features)
+    blocks = [batch.take(usable[start:start + BLOCK]) for start in range(0, len(usable), BLOCK)]
+    prepared = [(prepare(shape, block, features), block.gold) for block in blocks]
     A = shape.actions
     size = features * (A + 1)
     history: list[float] = []
 
     def objective(theta):
-        loss, dW, du = _objective(theta[:size].reshape(features, A + 1), theta[size:], prepared, part.gold,
-                                  settings.l2, settings.l2_columns)
+        W, u = theta[:size].reshape(features, A + 1), theta[size:]
+        nll, dW, du = 0.0, np.zeros_like(W), np.zeros_like(u)
+        for p, gold in prepared:
+            part = _summed(W, u, p, gold)
+            nll += part[0]
+            dW += part[1]
+            du += part[2]
+        loss, dW, du = _penalised(nll, dW, du, len(usable), W, u, settings.l2, settings.l2_columns)
         return loss, np.concatenate([dW.ravel(), du])
 
     def step(intermediate_result):
@@ -179,7 +193,7 @@ def train(shape: Shape, batch: Batch, features: int, cand_features: int, setting
             progress(len(history), settings.iterations, history[-1])
 
     found = minimize(objective, np.zeros(size + cand_features), jac=True, method="L-BFGS-B", callback=step,
-                     options={"maxiter": settings.iterations, "maxcor": 20})
+                     options={"maxiter": settings.iterations, "maxcor": 10})
     return found.x[:size].reshape(features, A + 1).copy(), found.x[size:].copy(), history
 
 
