@@ -1,12 +1,15 @@
 """What the chooser sees of a bot turn, from the rules' run over the dialog: the turn's
-features (the user's words, the slots, the flags, the results, the previous bot turn's
-template, the turn's position, the rules that propose a response), every rule's proposal
+features (the user's words, the slots, the flags, the results, the previous two bot
+turns' templates, the kinds of response said so far, the turn's position, the rules that
+propose a response), every rule's proposal
 with the action it is, and what each source can fill (the action mask)."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 
+from ...evaluate.response_kinds import kind_of
 from ...task6.format import SILENCE
 from ...task6.vocabulary import DONTCARE
 from .actions import FIELDS, Action, Delexer, available, fill
@@ -85,16 +88,25 @@ class Viewer:
         self.spaced = compiled.spaced
         self.delex = Delexer(compiled)
         self.prev: Action | None = None
+        self.last = self.before_prev = "-"   # the last bot turns' templates ("?": none fits)
+        self.kinds: Counter = Counter()      # the kinds of response the dialog's bot turns have had so far
         from ..rules.conditions import pattern_regex
 
         self.names = {pattern_regex(t).pattern: name for name, t in compiled.ruleset.patterns.items()}
 
     def reset(self) -> None:
         self.prev = None
+        self.last = self.before_prev = "-"
+        self.kinds = Counter()
+
+    def history(self) -> tuple[str, ...]:
+        """The features of the dialog so far: the template of the bot turn before the
+        previous one, and how many times (1, 2, 3 or more) each kind of response was said."""
+        return (f"prev2:{self.before_prev}", *(f"sofar:{kind}:{min(n, 3)}" for kind, n in sorted(self.kinds.items())))
 
     def view(self, state, user: str, mentioned: set, found: dict) -> TurnView:
         """The turn's view before its gold is known (``gold`` empty)."""
-        features = turn_features(state, user, mentioned, found, self.prev, self.names)
+        features = turn_features(state, user, mentioned, found, self.prev, self.names) + self.history()
         props = []
         for rule, text in found.items():
             action = self.delex(text, state)
@@ -111,6 +123,8 @@ class Viewer:
         if fill(self.spaced, action, state) != gold:
             action = NONE       # not an action any state fills back to the gold
         self.prev = action if action.template else None
+        self.before_prev, self.last = self.last, action.key if action.template else "?"
+        self.kinds[kind_of(gold)] += 1
         return replace(view, gold=gold, gold_action=action)
 
 
