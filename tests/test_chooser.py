@@ -353,3 +353,28 @@ def test_hidden_proposals_become_extra_columns_and_their_actions_are_masked(tmp_
     Z = scores(np.zeros((len(vocab.features), A + 1)), np.zeros(len(vocab.columns)), vocab.shape, hidden)
     assert np.isneginf(Z[hidden.off_turn, hidden.off_col]).all()
     assert np.isneginf(Z[np.arange(len(vs)), plain.gold]).all()
+
+
+def test_a_turn_sees_the_dialog_so_far(tmp_path):
+    """A turn's features hold the template of the bot turn before the previous one and how
+    many times each kind of response was said before it; a new dialog starts afresh."""
+    from dstc2conv.systems.chooser.features import views
+    from dstc2conv.systems.rules.engine import Compiled
+    from dstc2conv.systems.rules.ruleset import load_rules
+    from dstc2conv.task6.turns import read_turns
+
+    rules, data = write_rule_files(tmp_path, RULES, ONTOLOGY, DATA)
+    vs = views(Compiled(load_rules(rules)), read_turns(data))
+
+    def history(view):
+        return [f for f in view.features if f.startswith(("prev2:", "sofar:"))]
+
+    # dialog 1: Welcome . / Which area? / Which food? / you are welcome; the first three
+    # are of no kind of the DSTC2 wording (other)
+    assert [history(v) for v in vs[:4]] == [
+        ["prev2:-"],
+        ["prev2:-", "sofar:other:1"],
+        ["prev2:|Welcome .", "sofar:other:2"],
+        ["prev2:|Which area?", "sofar:other:3"],
+    ]
+    assert history(vs[4]) == ["prev2:-"]
