@@ -275,3 +275,28 @@ def test_one_kb_one_signature(tmp_path, capsys):
     kb.write_text(format_kb(read_kb(shipped_kb())).replace("R_cuisine italian", "R_cuisine thai", 1))
     with pytest.raises(Dstc2ConvError, match="built with another KB"):
         build(BuildOptions(split="dev", raw=(str(SAMPLE),), out=str(out), kb="shipped"))
+
+
+@pytest.mark.parametrize("offset", range(0, 64, 7))
+def test_the_guard_finds_200_digits_in_a_row_wherever_they_start(offset):
+    """The run is looked for in every 64th byte first: 200 digits cover 3 of them in a
+    row wherever they start; 199 digits need not be looked at."""
+    from dstc2conv.dstc2.calls import _unvouched
+    pad = b" " * offset
+    assert _unvouched(b'{"x": ' + pad + b"7" * 200 + b"}")
+    assert _unvouched(b'{"x": ' + pad + b"1." + b"5" * 200 + b"}")
+    assert not _unvouched(b'{"x": ' + pad + b"7" * 199 + b"}")
+
+
+@pytest.mark.parametrize("text, unvouched", [
+    (b'{"x": 1e400}', True), (b'{"x":[2,-1.5e308]}', True), (b'{"x": 1E400}', True), (b'{"x": 1e+400}', True),
+    (b'{"x": 1E+400}', True), (b'{"x":\n  7e0123}', True), (b"1e999", True),
+    (b'{"x": 1e-400}', False),                    # (0.0 for both decoders)
+    (b'{"x": 1e99, "y": 1E+99}', False),
+    (b'{"caller-id": "7e123", "session-id": "voip-9e456f-2013"}', False),   # words, not numbers
+    (b'{"asr-hyp": "a 1e400 b"}', True),          # (a word like a number: left to the strict decoder, which takes it)
+    (b'{"x": "caf\xc3\xa9"}', True),
+])
+def test_the_guard_names_what_only_the_strict_decoder_checks(text, unvouched):
+    from dstc2conv.dstc2.calls import _unvouched
+    assert _unvouched(text) is unvouched
