@@ -278,3 +278,26 @@ def test_a_file_of_more_lines_than_the_limit_is_refused_at_the_first_line_past_i
     assert run(["stats", str(path)]) == 2
     assert capsys.readouterr().err == (f"dstc2conv: error: {path}:5: more than 4 lines, more than a task-6 file "
                                        "may have\n")
+
+
+@pytest.mark.parametrize("lines, found", [
+    ([("hello", "Hello .")], None),
+    ([("hello", "Hello ."), "api_call no result", ("thanks", "bye")], None),
+    ([("hello", "Hello ."), ("a\tb", "x")], (1, "a tab: the one tab")),
+    ([("hello", "Hello\n.")], (0, "a line feed")),
+    (["api_call no\tresult"], (0, "a tab: the one tab")),
+    ([("hi", "ok"), "r R_x \ufeffy"], (1, "a byte-order mark")),
+    ([("hi", "ok"), ("x" * 10_000, "y")], (1, "a line of 10,0")),
+    ([("hi", "ok \u2028 there")], (0, "a line separator (U+2028)")),
+])
+def test_dialog_problem_finds_the_first_line_that_would_not_read_back(lines, found):
+    """The one scan of a whole dialog and the line-by-line search agree: the first line
+    that the reader would refuse, and why."""
+    dialog = task6.Dialog(tuple(task6.Exchange(*line) if isinstance(line, tuple) else task6.Context(line)
+                                for line in lines), 1)
+    for text in (None, task6.serialize_dialog(dialog)):
+        got = task6.dialog_problem(dialog, text)
+        if found is None:
+            assert got is None
+        else:
+            assert got is not None and got[0] == found[0] and got[1].startswith(found[1]), got

@@ -531,11 +531,12 @@ def _convert_call(call: Call, kb: KB, lexicon, seed: int, asr: bool, exports: tu
         raise
     except Exception as exc:
         raise Dstc2ConvError(f"cannot convert call {call.session}: {type(exc).__name__}: {exc}", call.source) from None
-    bad = dialog_problem(dialog)   # what the task-6 reader would refuse (the converter cleans the texts)
+    text = serialize_dialog(dialog)
+    bad = dialog_problem(dialog, text)   # what the task-6 reader would refuse (the converter cleans the texts)
     if bad is not None:
         raise Dstc2ConvError(f"cannot convert call {call.session!r}: line {bad[0] + 1} of its dialog: {bad[1]}",
                              call.source)
-    return serialize_dialog(dialog), [line.bot for line in dialog.lines if isinstance(line, Exchange)], exported
+    return text, [line.bot for line in dialog.lines if isinstance(line, Exchange)], exported
 
 
 def _values(call: Call) -> Dstc2Ontology:

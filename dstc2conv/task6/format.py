@@ -176,9 +176,15 @@ def too_long(line: str) -> str | None:
     return f"a line of {len(line):,} characters, more than the {MAX_LINE:,} a task-6 line may have"
 
 
-def dialog_problem(dialog: Dialog) -> tuple[int, str] | None:
+def dialog_problem(dialog: Dialog, text: str | None = None) -> tuple[int, str] | None:
     """(offset, what is wrong) of the first line of ``dialog`` that would not read back
-    as it is (``text.problem``, ``too_long``), or None."""
+    as it is (``text.problem``, ``too_long``), or None. ``text``: the dialog serialized
+    (``serialize_dialog``), if it is at hand."""
+    text = serialize_dialog(dialog) if text is None else text
+    if (len(text) <= MAX_LINE and line_text.BAD_IN_TEXT.search(text) is None   # (one scan for the whole dialog:
+            and text.count("\n") == len(dialog.lines)                         # a line's one LF, an exchange's
+            and text.count("\t") == sum(isinstance(line, Exchange) for line in dialog.lines)):   # one tab)
+        return None
     for offset, line in enumerate(dialog.lines):
         texts = (line.user, line.bot) if isinstance(line, Exchange) else (line.text,)
         for text in texts:

@@ -34,6 +34,7 @@ NAMES = {
 }
 FORBIDDEN = re.compile("[" + "".join(NAMES) + "\ud800-\udfff]")
 BAD_IN_LINE = re.compile("[" + "".join(c for c in NAMES if c != "\t") + "\ud800-\udfff]")   # a tab allowed
+BAD_IN_TEXT = re.compile("[" + "".join(c for c in NAMES if c not in "\t\n") + "\ud800-\udfff]")   # tabs, LFs allowed
 BOM_MESSAGE = "a byte-order mark that is not at the start of the file"
 
 
