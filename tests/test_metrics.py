@@ -6,6 +6,8 @@ from __future__ import annotations
 import csv
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -239,6 +241,28 @@ def test_bleu_short_and_empty_hypotheses_follow_perl():
     assert _bleu([("", "a b c d"), ("A B C D", "a b c d")]).score == pytest.approx(100 * math.exp(-1))
     assert _bleu([("", "a b")]).score == 0.0                    # nothing predicted at all
     assert _bleu([("Hello There", "hello there")]).score == 0.0  # no 3-gram at all: p3 = 0
+
+
+@pytest.mark.parametrize("words", [[], ["a"], ["a", "b"], ["a", "b", "a", "b", "c"], list("abcdefgh")])
+def test_bleu_ngrams_are_nltks(words):
+    from nltk.util import ngrams as nltk_ngrams
+
+    from dstc2conv.evaluate.bleu import ngrams
+    for n in range(1, 5):
+        assert list(ngrams(words, n)) == list(nltk_ngrams(words, n))
+
+
+def test_score_imports_neither_nltk_nor_scipy(tmp_path):
+    """nltk takes a second to import (with scipy installed, it imports scipy.stats), more
+    than scoring a file: the scorer counts n-grams itself, and nltk is the tests' reference."""
+    (tmp_path / "gold.txt").write_text("1 hi\tHello , welcome to the system\n2 thanks\tyou are welcome here\n\n")
+    (tmp_path / "preds.txt").write_text("Hello , welcome to the system\nyou are welcome here\n")
+    code = ("import sys; from dstc2conv.cli import run; "
+            "code = run(['score', 'preds.txt', 'gold.txt', '--json']); "
+            "print(code, 'nltk' in sys.modules, 'scipy' in sys.modules, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert done.stderr.splitlines()[-1] == "0 False False", done.stderr
+    assert json.loads(done.stdout)["bleu"]["bleu"] == 100.0
 
 
 def test_bleu_equals_nltk_where_nltk_follows_perl():
