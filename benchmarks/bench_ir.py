@@ -47,7 +47,7 @@ def main() -> int:
 
     from dstc2conv.files import read_lines
     from dstc2conv.systems.interface import predict
-    from dstc2conv.systems.ir.baselines import TfIdfMatch
+    from dstc2conv.systems.ir.tfidf import TfIdfMatch
     from dstc2conv.task6 import format as task6
     from dstc2conv.task6.candidates import distinct
     from dstc2conv.task6.turns import read_turns, turns_of

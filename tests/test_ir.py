@@ -10,7 +10,9 @@ import pytest
 from dstc2conv.cli import run
 from dstc2conv.systems.interface import predict
 from dstc2conv.systems.interface import run as run_system
-from dstc2conv.systems.ir import baselines as ir
+from dstc2conv.systems.ir import tfidf as ir
+from dstc2conv.systems.ir.nearest import NearestNeighbor
+from dstc2conv.systems.ir.words import words
 from dstc2conv.task6 import format as task6
 from dstc2conv.task6.turns import turns_of
 
@@ -59,7 +61,7 @@ def test_tfidf_cosines_by_hand():
     assert index.idf["food"] == pytest.approx(math.log(2))
     # "<silence> hello expensive please expensive food here food", in units of ln 2:
     # hello 2, expensive 4, food 2, here 1; |q| = 5. CHEAP and EXPENSIVE have norm sqrt 6.
-    text = ir.words("<SILENCE> hello expensive please expensive food here food")
+    text = words("<SILENCE> hello expensive please expensive food here food")
     assert index.scores(text) == pytest.approx([2 / 5, 3 / (5 * math.sqrt(6)), 11 / (5 * math.sqrt(6)), 0])
     assert index.best(text) == EXPENSIVE
 
@@ -69,7 +71,7 @@ def test_tfidf_tie_breaks_to_the_first_candidate():
     assert index.scores(["food"])[1] == index.scores(["food"])[2] > 0
     assert index.best(["food"]) == CHEAP
     assert index.best(["<silence>"]) == HELLO            # no word in any candidate: all 0
-    assert index.best(ir.words("Bye NOW")) == BYE        # lowercased
+    assert index.best(words("Bye NOW")) == BYE        # lowercased
 
 
 def _tfidf(input=None, dev=None, candidates=(HELLO, CHEAP, EXPENSIVE, BYE)):
@@ -153,7 +155,7 @@ NN_DATA = """\
 
 
 def test_nearest_neighbor_by_hand():
-    index = ir.NearestNeighbor().fit(_turns(NN_TRAIN))
+    index = NearestNeighbor().fit(_turns(NN_TRAIN))
     assert predict(index, _turns(NN_DATA)) == [
         "north cheap ok", "north cheap ok", "north cheap ok", "north ok", "hello"]
 
@@ -255,7 +257,7 @@ def test_cli_bad_data_names_the_file_and_line(tmp_path, capsys):
 
 def test_nn_rank_by_hand():
     # shared word types per pair (see NN_TRAIN); ties go to the pair first in the file
-    index = ir.NearestNeighbor().fit(_turns(NN_TRAIN))
+    index = NearestNeighbor().fit(_turns(NN_TRAIN))
     ranked = run_system(index, _turns(NN_DATA), 3)
     assert ranked == [
         ("north cheap ok", "expensive ok", "cheap ok"),    # "cheap food": pair 2 (2), pairs 3, 4 (1)
@@ -286,3 +288,16 @@ def test_cli_tfidf_rank_writes_json_lines_and_scores_hits_and_mrr(tmp_path, caps
     code = run(["score", str(out), paths["data"], "--metrics", "hits@1,hits@2,mrr", "--json"])
     again = json.loads(capsys.readouterr().out)
     assert (again["hits@2"]["hits"], again["mrr"]["mrr"]) == (1.0, result["mrr"]["mrr"])
+
+
+def test_nearest_neighbor_loads_neither_numpy_nor_scipy(tmp_path):
+    """`ir nn` is pure Python: its start-up does not pay for numpy and scipy."""
+    import subprocess
+    import sys
+    (tmp_path / "trn.txt").write_text("1 hello\tHello , welcome\n2 thanks\tyou are welcome\n\n")
+    code = ("import sys; from dstc2conv.cli import run; "
+            "code = run(['ir', 'nn', '--train', 'trn.txt', '--data', 'trn.txt', '--out', 'p.txt', '--quiet']); "
+            "print(code, 'numpy' in sys.modules, 'scipy' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert done.stdout.splitlines()[-1] == "0 False False", done.stderr
+    assert (tmp_path / "p.txt").read_text() == "Hello , welcome\nyou are welcome\n"

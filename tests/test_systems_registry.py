@@ -16,7 +16,7 @@ from dstc2conv.errors import Dstc2ConvError
 from dstc2conv.evaluate.published import REPORTED
 from dstc2conv.systems import ranking, registry
 from dstc2conv.systems.interface import System, predict, run
-from dstc2conv.systems.ir.baselines import TfIdfMatch
+from dstc2conv.systems.ir.tfidf import TfIdfMatch
 from dstc2conv.systems.rules.engine import Compiled
 from dstc2conv.systems.rules.engine import predict as engine_predict
 from dstc2conv.systems.rules.ruleset import load_rules

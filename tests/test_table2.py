@@ -102,7 +102,7 @@ def test_the_comparison_with_the_rules_is_the_paired_bootstrap(files, capsys):
     turns = turns_of(task6.read(files["tst"]))
     # the outcomes, from the counts: rebuild them from each system's predictions
     from dstc2conv.systems.interface import predict
-    from dstc2conv.systems.ir.baselines import NearestNeighbor
+    from dstc2conv.systems.ir.nearest import NearestNeighbor
     from dstc2conv.systems.rules.system import Rules
 
     rules = [p.strip() == t.gold.strip() for p, t in zip(predict(Rules().fit(), turns), turns)]

@@ -62,10 +62,10 @@ class Entry:
 SYSTEMS: dict[str, Entry] = {e.name: e for e in (
     Entry("rules", "dstc2conv.systems.rules.system:Rules", "rule-based",
           "the rule baseline: the YAML rules shipped with dstc2conv (dstc2.yaml)"),
-    Entry("tfidf", "dstc2conv.systems.ir.baselines:TfIdfMatch", "TF-IDF Match",
+    Entry("tfidf", "dstc2conv.systems.ir.tfidf:TfIdfMatch", "TF-IDF Match",
           "TF-IDF Match: the candidate closest to the input by tf-idf cosine (the input chosen on DEV)",
           ranks_candidates=True),
-    Entry("nn", "dstc2conv.systems.ir.baselines:NearestNeighbor", "Nearest Neighbor",
+    Entry("nn", "dstc2conv.systems.ir.nearest:NearestNeighbor", "Nearest Neighbor",
           "Nearest Neighbor: the answer of the training pair whose user utterance shares most words"),
     Entry("embeddings", "dstc2conv.systems.embeddings:SupervisedEmbeddings", "supervised embeddings",
           "supervised embeddings: the conversation and the candidate as bags of embedded words, "

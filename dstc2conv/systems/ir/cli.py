@@ -19,7 +19,6 @@ def _cmd_ir(args) -> int:
     from ...task6.turns import read_turns
     from ..interface import progress_lines, run
     from ..output import write_answers
-    from . import baselines as ir
 
     if args.out != "-":
         check_writable(args.out, (args.train, args.data, getattr(args, "candidates", None), getattr(args, "dev", None)))
@@ -28,14 +27,16 @@ def _cmd_ir(args) -> int:
     turns = read_turns(args.data)
     info: dict = {"method": args.method}
     if args.method == "nn":
-        system = ir.NearestNeighbor()
+        from .nearest import NearestNeighbor
+        system = NearestNeighbor()
         info["input"] = "last"
         parts = ["ir:nn", f"train:{sha256_file(args.train)[:12]}"]
     else:
-        candidates = ir.read_candidates(args.candidates) if args.candidates else None
+        from .tfidf import TfIdfMatch, read_candidates
+        candidates = read_candidates(args.candidates) if args.candidates else None
         if candidates is not None:
             _note_coverage(args, candidates, train)
-        system = ir.TfIdfMatch(candidates, None if args.dev else args.input)
+        system = TfIdfMatch(candidates, None if args.dev else args.input)
     with reporting(notes=not args.quiet), stopwatch(f"ir {args.method}"):
         system.fit(train, read_turns(args.dev) if getattr(args, "dev", None) else None)
         rankings = run(system, turns, args.rank or 1, progress=progress_lines("predicting"))
