@@ -16,7 +16,7 @@ import signal
 import sys
 
 from .arguments import at_least
-from .errors import Dstc2ConvError
+from .errors import Dstc2ConvError, one_line
 from .files import guarded
 from .version import __version__
 
@@ -183,7 +183,7 @@ def run(argv: list[str] | None = None) -> int:
         with guarded():    # no command writes over a file it reads
             return args.func(args)
     except Dstc2ConvError as exc:
-        print(f"dstc2conv: error: {exc}", file=sys.stderr)
+        print(f"dstc2conv: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except (KeyboardInterrupt, Stopped) as exc:
         return _stopped(exc)

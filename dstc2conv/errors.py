@@ -27,3 +27,20 @@ class Dstc2ConvError(Exception):
             where = f"{self.line}: "
         suffix = f" ({self.rule_id})" if self.rule_id else ""
         return f"{where}{self.message}{suffix}"
+
+
+def shown(name: str, width: int = 80) -> str:
+    """A name from the input (a tar member's, a header's raw bytes) as a message shows it:
+    as it is if it is printable and at most ``width`` characters long; else quoted with its
+    escapes, as ``repr`` writes it (a line break is ``\\n``, so the message stays one
+    line), and cut after ``width`` characters (``...``)."""
+    if len(name) <= width and name.isprintable():
+        return name
+    return repr(name[:width]) + ("..." if len(name) > width else "")
+
+
+def one_line(message: str) -> str:
+    """``message`` with its line breaks written as escapes: what the command line prints
+    of an error is one line, whatever text it quotes."""
+    return message if message.isprintable() else "".join(
+        c if c.isprintable() or c == " " else repr(c)[1:-1] for c in message)

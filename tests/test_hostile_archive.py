@@ -362,3 +362,36 @@ def test_an_unused_member_claiming_more_than_any_tarball_holds_is_named(tmp_path
     with pytest.raises(TarDamage, match=r"byte 0 \(data/x/unused.bin\) claims 4,611,686,018,427,387,904 bytes"):
         with tarfile.open(path, tarinfo=CheckedHeader) as tar:
             tar.getmembers()
+
+
+@pytest.mark.parametrize("suffix", [".tar", ".tar.gz"])
+def test_a_damaged_size_field_is_refused_in_one_line_with_the_header_quoted(capsys, tmp_path, suffix):
+    """A member whose size field claims too little: the next header is read from the
+    middle of its JSON, which is no header. The refusal is one line: what stood where the
+    header's name should be is quoted with its escapes, and cut short."""
+    import io
+
+    log = json.dumps({"turns": [{"input": {"x": i}} for i in range(60)]}, indent=2).encode()
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.GNU_FORMAT) as tar:
+        for name, data in ((f"data/{SESSION}/log.json", log), (f"data/{SESSION}/label.json", b"{}")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    raw = bytearray(buffer.getvalue())
+    raw[124:136] = b"00000000001\0"                    # 1 byte, where the log has 1,600 or so
+    raw[148:156] = b"        "
+    raw[148:155] = f"{sum(raw[:512]):06o}\0".encode()
+    path = tmp_path / f"damaged{suffix}"
+    path.write_bytes(gzip.compress(bytes(raw)) if suffix == ".tar.gz" else bytes(raw))
+    error = _build_refused(capsys, tmp_path, path, "the tar header at byte 1024 (' {\\n")
+    assert "...) is damaged (invalid header)" in error and len(error) < 300, error
+
+
+def test_shown_quotes_what_is_not_a_short_printable_name():
+    from dstc2conv.errors import one_line, shown
+
+    assert shown("data/Mar13_S0A0/voip-1/log.json") == "data/Mar13_S0A0/voip-1/log.json"
+    assert shown("a\nb") == "'a\\nb'"
+    assert shown("x" * 100, 10) == "'xxxxxxxxxx'..."
+    assert one_line("a\nb\tc d \u00e9") == "a\\nb\\tc d \u00e9"

@@ -12,7 +12,7 @@ import os
 import stat
 import tarfile
 
-from ..errors import Dstc2ConvError
+from ..errors import Dstc2ConvError, shown
 from ..files import remember_input
 from ..limits import MAX_MEMBER, MAX_PENDING, MB
 
@@ -130,27 +130,27 @@ class CheckedHeader(tarfile.TarInfo):
         except tarfile.EOFHeaderError:
             raise
         except tarfile.InvalidHeaderError as exc:
-            name = buf[:100].split(b"\0", 1)[0].decode("utf-8", "backslashreplace")[:80]
-            raise TarDamage(f"the tar header at byte {at} ({name or 'no name'}) is damaged ({exc}): a corrupt "
-                            "tarball, not the end of one (two zero blocks)") from None
+            name = buf[:100].split(b"\0", 1)[0].decode("utf-8", "backslashreplace")
+            raise TarDamage(f"the tar header at byte {at} ({shown(name, 60) if name else 'no name'}) is damaged ({exc}): "
+                            "a corrupt tarball, not the end of one (two zero blocks)") from None
         except tarfile.HeaderError:       # (empty or truncated)
             raise TarDamage(f"the tar stream ends at byte {at + len(buf)}, inside a header or without the "
                             "two zero blocks that end an archive: truncated?") from None
         obj.offset = at
         if obj.size > MAX_CLAIM:
-            raise TarDamage(f"the tar header at byte {at} ({obj.name[:80] or 'no name'}) claims {obj.size:,} bytes, "
-                            "more than any tarball holds: a corrupt header")
+            raise TarDamage(f"the tar header at byte {at} ({shown(obj.name, 60) if obj.name else 'no name'}) claims "
+                            f"{obj.size:,} bytes, more than any tarball holds: a corrupt header")
         if obj.type in METADATA:
             _charge(tar, obj, at)
         elif obj.type == tarfile.GNUTYPE_SPARSE:
-            raise TarDamage(f"a GNU sparse member at byte {at} ({obj.name[:80]}): a DSTC2 tarball holds none")
+            raise TarDamage(f"a GNU sparse member at byte {at} ({shown(obj.name, 60)}): a DSTC2 tarball holds none")
         try:
             return obj._proc_member(tar)
         finally:
             tar.dstc2conv_chain = (0, 0)   # (a member is read: its metadata no longer counts)
 
     def _proc_gnusparse_00(self, *args):
-        raise TarDamage(f"a pax sparse member at byte {self.offset} ({self.name[:80]}): a DSTC2 tarball holds none")
+        raise TarDamage(f"a pax sparse member at byte {self.offset} ({shown(self.name, 60)}): a DSTC2 tarball holds none")
 
     _proc_gnusparse_01 = _proc_gnusparse_10 = _proc_gnusparse_00
 
@@ -196,27 +196,27 @@ class MemberCheck:
         try:
             name.encode("utf-8")
         except UnicodeEncodeError:
-            shown = name.encode("utf-8", "surrogateescape")[:80]
-            raise Dstc2ConvError(f"{what} that is not UTF-8: {shown!r}", self.path) from None
+            raw = name.encode("utf-8", "surrogateescape")[:80]
+            raise Dstc2ConvError(f"{what} that is not UTF-8: {raw!r}", self.path) from None
 
     def size(self, name: str, size: int) -> None:
         if size > MAX_MEMBER:
-            raise Dstc2ConvError(f"{name} is {size / MB:.0f} MB, more than the {MAX_MEMBER // MB} MB a DSTC2 "
+            raise Dstc2ConvError(f"{shown(name)} is {size / MB:.0f} MB, more than the {MAX_MEMBER // MB} MB a DSTC2 "
                                  f"file may be ({LARGEST})", self.path)
 
     def not_a_file(self, member) -> None:
         """A used member (a ``tarfile.TarInfo``) that is not a regular file: a link, a device."""
         if member.islnk() or member.issym():
-            raise Dstc2ConvError(f"{member.name} is a {'hard' if member.islnk() else 'symbolic'} link (to "
-                                 f"{member.linkname[:80]}), not a file: a DSTC2 tarball holds its files "
+            raise Dstc2ConvError(f"{shown(member.name)} is a {'hard' if member.islnk() else 'symbolic'} link (to "
+                                 f"{shown(member.linkname)}), not a file: a DSTC2 tarball holds its files "
                                  "themselves", self.path)
-        raise Dstc2ConvError(f"{member.name} is not a regular file", self.path)
+        raise Dstc2ConvError(f"{shown(member.name)} is not a regular file", self.path)
 
-    def once(self, what, name: str, shown: str) -> None:
+    def once(self, what, name: str, what_is: str) -> None:
         """``what`` (a key: the same for two members that stand for the same file) must
-        come once; ``shown``: what it is, for the message."""
+        come once; ``what_is``: what it is, for the message."""
         if what in self._seen:
-            raise Dstc2ConvError(f"{shown} twice: {self._seen[what]} and {name}", self.path)
+            raise Dstc2ConvError(f"{shown(what_is)} twice: {shown(self._seen[what])} and {shown(name)}", self.path)
         self._seen[what] = name
 
     def wait(self, session: str, size: int) -> None:
