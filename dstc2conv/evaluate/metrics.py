@@ -23,11 +23,11 @@ from ..errors import Dstc2ConvError
 from ..task6.turns import BotTurn
 from ..task6.vocabulary import SLOTS as VOCABULARY_SLOTS
 from ..version import __version__
+from . import MATCHES
 from . import bleu as _bleu
 from . import entities as _entities
 from .response_kinds import kind_of
 
-MATCHES = ("strip", "lower", "template")
 INPUTS = {"text": ("text",), "ranking": ("text", "ranking"), "dstc6": ("text", "dstc6")}
 SLOTS = tuple(slot.word for slot in VOCABULARY_SLOTS)   # cuisine, location, price
 NAMED = ("offer", "phone", "address", "post_code")   # the kinds of gold response task success checks

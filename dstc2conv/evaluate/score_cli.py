@@ -416,8 +416,16 @@ def _write_turns(path: str, systems, scored, sessions, several: bool) -> None:
     print(f"dstc2conv: {len(rows)} turns written to {path}", file=sys.stderr)
 
 
+class _MetricNames:
+    """The metrics' names, for --help: the registry is loaded only when help is shown."""
+
+    def __str__(self) -> str:
+        from .metrics import NAMES
+        return ", ".join(NAMES)
+
+
 def add_parser(sub) -> None:
-    from .metrics import MATCHES, NAMES
+    from . import MATCHES
 
     p = sub.add_parser("score", help="score any system's predictions on a task-6 file; compare systems",
                        description="Score PREDS (one predicted bot utterance a line in the order of REF's bot "
@@ -431,8 +439,8 @@ def add_parser(sub) -> None:
     p.add_argument("--system", action="append", metavar="NAME=PREDS",
                    help="a system's predictions, for a table of several systems (repeatable; the first is the "
                         "one the others are compared with)")
-    p.add_argument("--metrics", metavar="NAME,...",
-                   help=f"the metrics to report (default: every one the input allows): {', '.join(NAMES)}")
+    p.add_argument("--metrics", metavar="NAME,...",   # (argparse fills %(names)s in from the action)
+                   help="the metrics to report (default: every one the input allows): %(names)s").names = _MetricNames()
     p.add_argument("--match", choices=MATCHES, default="strip",
                    help="when a prediction is right: strip (equal once stripped, the default), lower (also "
                         "lowercased, as DeepPavlov), template (equal once delexicalised by the KB, as HCN)")

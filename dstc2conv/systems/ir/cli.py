@@ -9,11 +9,11 @@ import sys
 import time
 
 from ...arguments import at_least
-from ...evaluate import score_output
 from ...files import check_writable, sha256_file
 
 
 def _cmd_ir(args) -> int:
+    from ...evaluate import score_output
     from ...evaluate.rankings import score_system
     from ...reporter import reporting, stopwatch
     from ...task6.turns import read_turns
