@@ -564,7 +564,8 @@ def text_table(report: dict) -> str:
 
 
 def notes_of(report: dict) -> list[str]:
-    return [f"[{row['mark']}] {row['note']}" for row in report["rows"] if row.get("mark")]
+    seen = {row["mark"]: row["note"] for row in report["rows"] if row.get("mark")}
+    return [f"[{mark}] {text}" for mark, text in seen.items()]
 
 
 def markdown(report: dict) -> str:
