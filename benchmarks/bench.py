@@ -48,6 +48,7 @@ import os
 import platform
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -133,7 +134,12 @@ def measure(argv: list[str], env: dict, cwd: str) -> Run:
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
-        _, status = os.waitpid(proc.pid, 0)
+        try:
+            _, status = os.waitpid(proc.pid, 0)
+        except BaseException:    # interrupted: the command does not outlive the benchmark
+            proc.kill()
+            proc.wait()
+            raise
         seconds = time.perf_counter() - start
         done.set()
         sampler.join()
@@ -576,7 +582,7 @@ def markdown(report: dict) -> str:
              "processes together; a ratio is this / baseline (above 1: slower or larger).", "",
              "| " + " | ".join(HEADER) + " |", "|---|" + "---:|" * (len(HEADER) - 1)]
     for r in rows_of(report):
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
+        lines.append("| " + " | ".join(c.strip().replace("|", "\\|") for c in r) + " |")
     notes = notes_of(report)
     if notes:
         lines += [""] + [f"{n}  " if k < len(notes) - 1 else n for k, n in enumerate(notes)]
@@ -591,6 +597,7 @@ def machine() -> str:
 
 
 def main() -> int:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # the temporary folder removed on kill too
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--baseline", metavar="REF|DIR",
                         help="a commit, tag or branch, or a dstc2conv source folder (default: the latest tag before HEAD, "
@@ -661,7 +668,8 @@ def main() -> int:
                            stdout=subprocess.DEVNULL)   # the modules compiled, as an installed package has them
         inputs = Inputs(args, tmp)
         bench = Bench(args, [this, base], inputs, tmp)
-        report = {"command": shlex.join(["python", "benchmarks/bench.py", *sys.argv[1:]]), "repeat": args.repeat,
+        shown = [("FILE" if before == "--markdown" else a) for before, a in zip([""] + sys.argv[1:], sys.argv[1:])]
+        report = {"command": shlex.join(["python", "benchmarks/bench.py", *shown]), "repeat": args.repeat,
                   "machine": machine(),
                   "this": {"label": this.label, "package": this.package},
                   "baseline": {"ref": ref, "label": base.label, "package": base.package}, "rows": []}
