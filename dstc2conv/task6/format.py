@@ -96,7 +96,16 @@ def is_api_call(bot: str) -> bool:
 
 def parse(text: str, path: str = "<string>") -> list[Dialog]:
     """Parse task-6 text into dialogs; raise Dstc2ConvError naming the bad line."""
-    return list(parse_lines(lines_of(text, path), path))
+    return list(_parse_text(text, path))
+
+
+def _parse_text(text: str, path: str) -> Iterator[Dialog]:
+    """``parse_lines`` of ``text``'s lines, each line's text checked by one scan of the
+    whole text where it can be (the line-by-line checks then run only where it finds
+    something, to say which line and why)."""
+    lines = lines_of(text, path)
+    checked = line_text.BAD_IN_TEXT.search(text) is None and max(map(len, lines), default=0) <= MAX_LINE
+    return parse_lines(lines, path, checked)
 
 
 def lines_of(text: str, path: str = "<string>") -> list[str]:
@@ -111,26 +120,17 @@ def lines_of(text: str, path: str = "<string>") -> list[str]:
     return lines
 
 
-def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog]:
+def parse_lines(lines: Iterable[str], path: str = "<string>", checked: bool = False) -> Iterator[Dialog]:
+    """The dialogs of task-6 lines (each with or without its line end); ``checked``: the
+    lines are known to be at most ``MAX_LINES``, each without a line end, a character
+    that ``text.BAD_IN_TEXT`` finds or more than ``MAX_LINE`` characters."""
     current: list[Line] = []
     contexts: dict[str, Context] = {}  # result lines recur: check and build each text once
     start = 0
     expected = 1
     for lineno, raw in enumerate(lines, 1):
-        if lineno > MAX_LINES:
-            raise Dstc2ConvError(f"more than {MAX_LINES:,} lines, more than a task-6 file may have", path, lineno)
-        if raw.endswith("\n"):
-            raw = raw[:-1]
-        if raw.endswith("\r"):
-            raw = raw[:-1]                   # CRLF
-        if lineno == 1 and raw.startswith(BOM):
-            raw = raw[1:]
-        if len(raw) > MAX_LINE or line_text.BAD_IN_LINE.search(raw):
-            bad = too_long(raw) or line_text.problem(raw, allow_tab=True)
-            if "\r" in raw and _CR_LINE.search(raw):
-                bad = ("lines that end with a carriage return alone (CR then a line number): "
-                       "lines must end with LF or CRLF")
-            raise Dstc2ConvError(bad, path, lineno)
+        if not checked:
+            raw = _line_checked(raw, lineno, path)
         if not raw:
             if current:
                 yield Dialog(tuple(current), start)
@@ -167,6 +167,26 @@ def parse_lines(lines: Iterable[str], path: str = "<string>") -> Iterator[Dialog
         expected += 1
     if current:
         yield Dialog(tuple(current), start)
+
+
+def _line_checked(raw: str, lineno: int, path: str) -> str:
+    """A line without its line end (LF, CRLF) or the file's byte-order mark; an error if it
+    is one too many, too long, or holds what no line may."""
+    if lineno > MAX_LINES:
+        raise Dstc2ConvError(f"more than {MAX_LINES:,} lines, more than a task-6 file may have", path, lineno)
+    if raw.endswith("\n"):
+        raw = raw[:-1]
+    if raw.endswith("\r"):
+        raw = raw[:-1]                   # CRLF
+    if lineno == 1 and raw.startswith(BOM):
+        raw = raw[1:]
+    if len(raw) > MAX_LINE or line_text.BAD_IN_LINE.search(raw):
+        bad = too_long(raw) or line_text.problem(raw, allow_tab=True)
+        if "\r" in raw and _CR_LINE.search(raw):
+            bad = ("lines that end with a carriage return alone (CR then a line number): "
+                   "lines must end with LF or CRLF")
+        raise Dstc2ConvError(bad, path, lineno)
+    return raw
 
 
 def too_long(line: str) -> str | None:
@@ -212,7 +232,7 @@ def iter_dialogs(path: str | os.PathLike) -> Iterator[Dialog]:
     """The dialogs of a task-6 file, one at a time (``read``, for a reader that need not
     hold them all)."""
     path = os.fspath(path)
-    return parse_lines(lines_of(read_text(path, "a task-6 file"), path), path)
+    return _parse_text(read_text(path, "a task-6 file"), path)
 
 
 def read_dialogs(path: str | os.PathLike) -> list[Dialog]:
