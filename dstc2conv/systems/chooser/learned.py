@@ -10,9 +10,9 @@ import numpy as np
 from ...errors import Dstc2ConvError
 from ...reporter import progress as say_progress
 from .actions import fill
-from .encode import Vocabulary, build, encode
+from .encode import Vocabulary, build, encode, turn_columns
 from .features import TurnView, views, walk
-from .model import Batch, scores, train
+from .model import Batch, train
 from .settings import Settings
 
 
@@ -56,14 +56,40 @@ def fit(ruleset, train_turns, settings: Settings = Settings(), min_count: int = 
     return Model(vocab, W, u, settings, info)
 
 
+def turn_scores(model: Model, view: TurnView) -> tuple[np.ndarray, list[str]]:
+    """One turn's scores (the actions', then its extra columns'; -inf where the mask
+    forbids) and its extra texts: what ``model.scores`` gives a batch of that turn alone,
+    the same numbers, without building one."""
+    vocab, W, u = model.vocab, model.W, model.u
+    A = len(vocab.actions)
+    fi, ci = vocab.feature_index, vocab.column_index
+    ids = sorted({fi[f] for f in view.features if f in fi})
+    row = W[ids].sum(axis=0) if ids else np.zeros(A + 1)     # the rows added in order, as X @ W does
+    cols, extra, _ = turn_columns(view, vocab.action_index)
+    z = np.empty(A + len(extra))
+    z[:A] = row[:A]
+    z[A:] = row[A]
+    for key, feats in cols:
+        at = [ci[f] for f in feats if f in ci]
+        if at:
+            total = 0.0
+            for f in at:
+                total += float(u[f])
+            z[A + key[1] if isinstance(key, tuple) else key] += total
+    shape = vocab.shape
+    have = np.asarray(view.available, dtype=np.int64)[shape.source]
+    z[:A][(have & shape.needs) != shape.needs] = -np.inf
+    return z, extra
+
+
 def _one(view: TurnView, model: Model) -> tuple[Batch, list[str], np.ndarray]:
     batch, extras = encode([view], model.vocab)
-    return batch, extras[0], scores(model.W, model.u, model.vocab.shape, batch)[0]
+    return batch, extras[0], turn_scores(model, view)[0]
 
 
 def rank_view(model: Model, view: TurnView, state, spaced: dict, k: int = 1) -> Choice:
     """The chooser's ``k`` best responses at a turn (its view, the engine's state there)."""
-    _, extra, z = _one(view, model)
+    z, extra = turn_scores(model, view)
     A = len(model.vocab.actions)
     order = np.argsort(-z, kind="stable")
     ranking: list = []
