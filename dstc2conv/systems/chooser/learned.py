@@ -60,15 +60,12 @@ def turn_scores(model: Model, view: TurnView) -> tuple[np.ndarray, list[str]]:
     """One turn's scores (the actions', then its extra columns'; -inf where the mask
     forbids) and its extra texts: what ``model.scores`` gives a batch of that turn alone,
     the same numbers, without building one."""
-    vocab, W, u = model.vocab, model.W, model.u
+    vocab, u = model.vocab, model.u
     A = len(vocab.actions)
     fi, ci = vocab.feature_index, vocab.column_index
-    ids = sorted({fi[f] for f in view.features if f in fi})
-    row = W[ids].sum(axis=0) if ids else np.zeros(A + 1)     # the rows added in order, as X @ W does
+    row = model.W[sorted({fi[f] for f in view.features if f in fi})].sum(axis=0)   # the rows in order, as X @ W adds them
     cols, extra, _ = turn_columns(view, vocab.action_index)
-    z = np.empty(A + len(extra))
-    z[:A] = row[:A]
-    z[A:] = row[A]
+    z = np.concatenate((row[:A], np.full(len(extra), row[A]))) if extra else row[:A]
     for key, feats in cols:
         at = [ci[f] for f in feats if f in ci]
         if at:
@@ -77,8 +74,7 @@ def turn_scores(model: Model, view: TurnView) -> tuple[np.ndarray, list[str]]:
                 total += float(u[f])
             z[A + key[1] if isinstance(key, tuple) else key] += total
     shape = vocab.shape
-    have = np.asarray(view.available, dtype=np.int64)[shape.source]
-    z[:A][(have & shape.needs) != shape.needs] = -np.inf
+    z[:A][(np.asarray(view.available)[shape.source] & shape.needs) != shape.needs] = -np.inf
     return z, extra
 
 
@@ -91,10 +87,14 @@ def rank_view(model: Model, view: TurnView, state, spaced: dict, k: int = 1) -> 
     """The chooser's ``k`` best responses at a turn (its view, the engine's state there)."""
     z, extra = turn_scores(model, view)
     A = len(model.vocab.actions)
-    order = np.argsort(-z, kind="stable")
     ranking: list = []
+    if k == 1:      # the first best column (argmax: the one the stable sort puts first), when it fills
+        col = int(np.argmax(z))
+        text = extra[col - A] if col >= A else fill(spaced, model.vocab.actions[col], state)
+        if text is not None and np.isfinite(z[col]):
+            ranking.append((text, float(z[col])))
     seen = set()
-    for col in order:
+    for col in [] if ranking else np.argsort(-z, kind="stable"):
         if not np.isfinite(z[col]) or len(ranking) >= k:
             break
         text = extra[col - A] if col >= A else fill(spaced, model.vocab.actions[col], state)
