@@ -43,6 +43,7 @@ def fit(ruleset, train_turns, settings: Settings = Settings(), min_count: int = 
     train_views = views(Compiled(ruleset), train_turns)
     vocab = build(train_views, min_count)
     batch, _ = encode(train_views, vocab, settings.hide, settings.seed)
+    del train_views         # the weights need the memory more
     if not (batch.gold >= 0).any():
         raise Dstc2ConvError("no training turn has its gold among the responses the rules allow: nothing to learn")
 
