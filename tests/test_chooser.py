@@ -378,3 +378,30 @@ def test_a_turn_sees_the_dialog_so_far(tmp_path):
         ["prev2:|Which area?", "sofar:other:3"],
     ]
     assert history(vs[4]) == ["prev2:-"]
+
+
+def test_a_turn_scored_alone_gets_the_scores_of_the_batch_bit_for_bit(tmp_path):
+    """Prediction scores one turn without a batch: the same numbers as ``scores`` gives,
+    the mask and the extra columns (proposals no template of train holds) included."""
+    from dstc2conv.systems.chooser.encode import build, encode
+    from dstc2conv.systems.chooser.features import views
+    from dstc2conv.systems.chooser.learned import turn_scores
+    from dstc2conv.systems.rules.engine import Compiled
+    from dstc2conv.systems.rules.ruleset import load_rules
+    from dstc2conv.task6.turns import read_turns
+
+    rules, data = write_rule_files(tmp_path, RULES, ONTOLOGY, DATA)
+    vs = views(Compiled(load_rules(rules)), read_turns(data))
+    full = build(vs, min_count=1)
+    vocab = Vocabulary(full.actions[:1], full.features, full.columns)    # one template: the other proposals are extra columns
+    rng = np.random.default_rng(1)
+    model = Model(vocab, rng.normal(size=(len(vocab.features), len(vocab.actions) + 1)),
+                  rng.normal(size=len(vocab.columns)), Settings(), {})
+    extra_seen = 0
+    for view in vs:
+        batch, extras = encode([view], vocab)
+        z, extra = turn_scores(model, view)
+        assert extra == extras[0]
+        assert z.tobytes() == scores(model.W, model.u, vocab.shape, batch)[0].tobytes()
+        extra_seen += len(extra)
+    assert extra_seen > 0

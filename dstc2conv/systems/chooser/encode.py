@@ -22,16 +22,14 @@ class Vocabulary:
     action_index: dict = field(init=False, repr=False, compare=False)
     feature_index: dict = field(init=False, repr=False, compare=False)
     column_index: dict = field(init=False, repr=False, compare=False)
+    shape: Shape = field(init=False, repr=False, compare=False)    # the actions' sources and needs, once
 
     def __post_init__(self):
         object.__setattr__(self, "action_index", {a: i for i, a in enumerate(self.actions)})
         object.__setattr__(self, "feature_index", {f: i for i, f in enumerate(self.features)})
         object.__setattr__(self, "column_index", {f: i for i, f in enumerate(self.columns)})
-
-    @property
-    def shape(self) -> Shape:
-        return Shape(np.array([SOURCES.index(a.source) for a in self.actions], dtype=np.int64),
-                     np.array([a.needs for a in self.actions], dtype=np.int64))
+        sources = np.array([SOURCES.index(a.source) for a in self.actions], dtype=np.int64)
+        object.__setattr__(self, "shape", Shape(sources, np.array([a.needs for a in self.actions], dtype=np.int64)))
 
 
 def build(views: list[TurnView], min_count: int = 2) -> Vocabulary:

@@ -90,6 +90,7 @@ class Viewer:
         self.prev: Action | None = None
         self.last = self.before_prev = "-"   # the last bot turns' templates ("?": none fits)
         self.kinds: Counter = Counter()      # the kinds of response the dialog's bot turns have had so far
+        self._kind: dict = {}                # gold bot turn -> its kind (they repeat a lot)
         from ..rules.conditions import pattern_regex
 
         self.names = {pattern_regex(t).pattern: name for name, t in compiled.ruleset.patterns.items()}
@@ -124,7 +125,12 @@ class Viewer:
             action = NONE       # not an action any state fills back to the gold
         self.prev = action if action.template else None
         self.before_prev, self.last = self.last, action.key if action.template else "?"
-        self.kinds[kind_of(gold)] += 1
+        kind = self._kind.get(gold)
+        if kind is None:
+            if len(self._kind) > Delexer.LIMIT:
+                self._kind.clear()
+            kind = self._kind[gold] = kind_of(gold)
+        self.kinds[kind] += 1
         return replace(view, gold=gold, gold_action=action)
 
 

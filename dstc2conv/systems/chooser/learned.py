@@ -10,9 +10,9 @@ import numpy as np
 from ...errors import Dstc2ConvError
 from ...reporter import progress as say_progress
 from .actions import fill
-from .encode import Vocabulary, build, encode
+from .encode import Vocabulary, build, encode, turn_columns
 from .features import TurnView, views, walk
-from .model import Batch, scores, train
+from .model import Batch, train
 from .settings import Settings
 
 
@@ -43,6 +43,7 @@ def fit(ruleset, train_turns, settings: Settings = Settings(), min_count: int = 
     train_views = views(Compiled(ruleset), train_turns)
     vocab = build(train_views, min_count)
     batch, _ = encode(train_views, vocab, settings.hide, settings.seed)
+    del train_views         # the weights need the memory more
     if not (batch.gold >= 0).any():
         raise Dstc2ConvError("no training turn has its gold among the responses the rules allow: nothing to learn")
 
@@ -56,19 +57,45 @@ def fit(ruleset, train_turns, settings: Settings = Settings(), min_count: int = 
     return Model(vocab, W, u, settings, info)
 
 
+def turn_scores(model: Model, view: TurnView) -> tuple[np.ndarray, list[str]]:
+    """One turn's scores (the actions', then its extra columns'; -inf where the mask
+    forbids) and its extra texts: what ``model.scores`` gives a batch of that turn alone,
+    the same numbers, without building one."""
+    vocab, u = model.vocab, model.u
+    A = len(vocab.actions)
+    fi, ci = vocab.feature_index, vocab.column_index
+    row = model.W[sorted({fi[f] for f in view.features if f in fi})].sum(axis=0)   # the rows in order, as X @ W adds them
+    cols, extra, _ = turn_columns(view, vocab.action_index)
+    z = np.concatenate((row[:A], np.full(len(extra), row[A]))) if extra else row[:A]
+    for key, feats in cols:
+        at = [ci[f] for f in feats if f in ci]
+        if at:
+            total = 0.0
+            for f in at:
+                total += float(u[f])
+            z[A + key[1] if isinstance(key, tuple) else key] += total
+    shape = vocab.shape
+    z[:A][(np.asarray(view.available)[shape.source] & shape.needs) != shape.needs] = -np.inf
+    return z, extra
+
+
 def _one(view: TurnView, model: Model) -> tuple[Batch, list[str], np.ndarray]:
     batch, extras = encode([view], model.vocab)
-    return batch, extras[0], scores(model.W, model.u, model.vocab.shape, batch)[0]
+    return batch, extras[0], turn_scores(model, view)[0]
 
 
 def rank_view(model: Model, view: TurnView, state, spaced: dict, k: int = 1) -> Choice:
     """The chooser's ``k`` best responses at a turn (its view, the engine's state there)."""
-    _, extra, z = _one(view, model)
+    z, extra = turn_scores(model, view)
     A = len(model.vocab.actions)
-    order = np.argsort(-z, kind="stable")
     ranking: list = []
+    if k == 1:      # the first best column (argmax: the one the stable sort puts first), when it fills
+        col = int(np.argmax(z))
+        text = extra[col - A] if col >= A else fill(spaced, model.vocab.actions[col], state)
+        if text is not None and np.isfinite(z[col]):
+            ranking.append((text, float(z[col])))
     seen = set()
-    for col in order:
+    for col in [] if ranking else np.argsort(-z, kind="stable"):
         if not np.isfinite(z[col]) or len(ranking) >= k:
             break
         text = extra[col - A] if col >= A else fill(spaced, model.vocab.actions[col], state)

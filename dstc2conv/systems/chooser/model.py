@@ -159,42 +159,104 @@ def loss_and_grad(W: np.ndarray, u: np.ndarray, shape: Shape, batch: Batch, l2: 
 
 
 BLOCK = 2048       # turns scored at once in training: the memory of the scores stays small
+MEMORY = 5         # L-BFGS's last steps kept (in float32: each half the size of the weights in float64)
+
+
+def lbfgs(objective, x: np.ndarray, iterations: int, memory: int = MEMORY, step=None):
+    """Minimise ``objective`` (x -> (value, gradient)) from ``x`` (updated in place) by
+    L-BFGS: the direction from the last ``memory`` steps and gradient changes, kept in
+    float32 to halve their memory; the step halved until the value falls enough (Armijo).
+    At most ``iterations`` iterations; it stops sooner where the gradient vanishes or the
+    value no longer falls. ``step(value)`` after each iteration. The x found."""
+    value, grad = objective(x)
+    steps: list = []            # (s, y, 1 / s.y), oldest first
+    for _ in range(iterations):
+        if np.abs(grad).max() <= 1e-5:
+            break
+        q = grad.astype(np.float32)
+        alphas = []
+        for s, y, rho in reversed(steps):
+            alpha = rho * float(np.dot(s, q))
+            q -= np.float32(alpha) * y
+            alphas.append(alpha)
+        if steps:
+            s, y, rho = steps[-1]
+            q *= np.float32(1.0 / (rho * float(np.dot(y, y))))       # s.y / y.y
+        for (s, y, rho), alpha in zip(steps, reversed(alphas)):
+            q += np.float32(alpha - rho * float(np.dot(y, q))) * s
+        np.negative(q, out=q)                                       # the direction
+        slope = float(np.dot(grad, q))
+        if slope >= 0:          # not a descent direction (rounding): start again from the gradient
+            steps.clear()
+            q = -grad.astype(np.float32)
+            slope = float(np.dot(grad, q))
+        t = 1.0 if steps else 1.0 / max(float(np.sqrt(-slope)), 1.0)
+        x += t * q
+        while True:
+            new_value, new_grad = objective(x)
+            if new_value <= value + 1e-4 * t * slope or t < 1e-10:
+                break
+            x -= (t / 2) * q     # back to half the step
+            t /= 2
+        if new_value > value:
+            x -= t * q
+            break
+        q *= np.float32(t)      # the step taken
+        y = new_grad - grad
+        grad = new_grad
+        sy = float(np.dot(y, q))
+        if sy > 1e-12:
+            steps.append((q, y.astype(np.float32), 1.0 / sy))
+            del steps[:-memory]
+        del q, y
+        done = value - new_value <= 2.2e-9 * max(abs(value), abs(new_value), 1.0)
+        value = new_value
+        if step is not None:
+            step(value)
+        if done:
+            break
+    return x
 
 
 def train(shape: Shape, batch: Batch, features: int, cand_features: int, settings: Settings,
           progress=None) -> tuple[np.ndarray, np.ndarray, list[float]]:
     """Weights (W, u) that minimise the loss over the turns with a gold column, by L-BFGS
-    (scipy) on all of them at once, from zero: the loss is convex, so the weights depend
-    on the data and the settings alone, not on an order of minibatches. At most
+    (``lbfgs``) on all of them at once, from zero: the loss is convex, so the weights
+    depend on the data and the settings alone, not on an order of minibatches. At most
     ``settings.iterations`` iterations; the loss after each."""
-    from scipy.optimize import minimize
-
     usable = np.flatnonzero(batch.gold >= 0)
     blocks = [batch.take(usable[start:start + BLOCK]) for start in range(0, len(usable), BLOCK)]
     prepared = [(prepare(shape, block, features), block.gold) for block in blocks]
     A = shape.actions
     size = features * (A + 1)
     history: list[float] = []
+    n = max(len(usable), 1)
 
     def objective(theta):
         W, u = theta[:size].reshape(features, A + 1), theta[size:]
-        nll, dW, du = 0.0, np.zeros_like(W), np.zeros_like(u)
+        grad = np.zeros_like(theta)
+        dW, du = grad[:size].reshape(features, A + 1), grad[size:]
+        nll = 0.0
         for p, gold in prepared:
             part = _summed(W, u, p, gold)
             nll += part[0]
             dW += part[1]
             du += part[2]
-        loss, dW, du = _penalised(nll, dW, du, len(usable), W, u, settings.l2, settings.l2_columns)
-        return loss, np.concatenate([dW.ravel(), du])
+            del part
+        grad /= n
+        dW += settings.l2 * W
+        du += settings.l2_columns * u
+        flat = theta[:size]
+        loss = nll / n + 0.5 * settings.l2 * float(np.dot(flat, flat)) + 0.5 * settings.l2_columns * float(np.dot(u, u))
+        return loss, grad
 
-    def step(intermediate_result):
-        history.append(float(intermediate_result.fun))
+    def step(loss):
+        history.append(float(loss))
         if progress is not None:
             progress(len(history), settings.iterations, history[-1])
 
-    found = minimize(objective, np.zeros(size + cand_features), jac=True, method="L-BFGS-B", callback=step,
-                     options={"maxiter": settings.iterations, "maxcor": 10})
-    return found.x[:size].reshape(features, A + 1).copy(), found.x[size:].copy(), history
+    x = lbfgs(objective, np.zeros(size + cand_features), settings.iterations, step=step)
+    return x[:size].reshape(features, A + 1).copy(), x[size:].copy(), history
 
 
-__all__ = ["Batch", "Shape", "Settings", "Prepared", "prepare", "mask", "scores", "loss_and_grad", "train"]
+__all__ = ["Batch", "Shape", "Settings", "Prepared", "prepare", "mask", "scores", "loss_and_grad", "lbfgs", "train"]
