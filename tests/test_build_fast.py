@@ -300,3 +300,36 @@ def test_the_guard_finds_200_digits_in_a_row_wherever_they_start(offset):
 def test_the_guard_names_what_only_the_strict_decoder_checks(text, unvouched):
     from dstc2conv.dstc2.calls import _unvouched
     assert _unvouched(text) is unvouched
+
+
+def _guard_in_c():
+    try:
+        from dstc2conv.dstc2 import _guard
+    except ImportError:
+        pytest.skip("the C extension dstc2conv.dstc2._guard was not built here (no C compiler at install)")
+    return _guard.exponent
+
+
+EXPONENT_TEXTS = [b"", b"e", b"1e400", b"1e40", b"-1.5E+400", b"1E400", b"1e+400", b"1e-400", b"x1e400",
+                  b":1e400", b",1e400]", b"[1e400", b"voip-7e123", b"7e123", b'"7e123"', b"1.e400", b".5e400",
+                  b"--1e400", b"a -1e400", b"1e40\n", b"e400", b"1ee400", b"1e+40", b"12345e123456", b"E123"]
+
+
+@pytest.mark.parametrize("text", EXPONENT_TEXTS)
+def test_the_guard_in_c_says_what_the_regexes_say(text):
+    from dstc2conv.dstc2.calls import _exponent_by_regex
+    assert _guard_in_c()(text) is _exponent_by_regex(text)
+
+
+def test_the_guard_in_c_says_what_the_regexes_say_of_any_text():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from dstc2conv.dstc2.calls import _exponent_by_regex
+    exponent = _guard_in_c()
+
+    @settings(max_examples=3000, deadline=None)
+    @given(st.binary(max_size=40).map(lambda b: bytes(b"0123456789eE+-. :,[\n\"x"[c % 22] for c in b)))
+    def agree(text):
+        assert exponent(text) is _exponent_by_regex(text)
+    agree()
