@@ -43,4 +43,4 @@ def one_line(message: str) -> str:
     """``message`` with its line breaks written as escapes: what the command line prints
     of an error is one line, whatever text it quotes."""
     return message if message.isprintable() else "".join(
-        c if c.isprintable() or c == " " else repr(c)[1:-1] for c in message)
+        c if c.isprintable() else repr(c)[1:-1] for c in message)

@@ -272,10 +272,11 @@ def _typed_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str, 
 # The guard of the typed decoder (``_unvouched``). msgspec skips a field it does not read
 # without checking that its text is UTF-8 or that its number fits a double, as the strict
 # decoder does; so a call is left to the strict decoder when its bytes might hold such a
-# text or number. The guard reads each byte once, in C: ``isascii``, every 64th byte for
-# long runs of digits, and the C function ``_guard.exponent``, which finds the letters of
-# exponents by memchr (about 0.1 s of the corpus's 0.35 s; the regexes of
-# ``_exponent_by_regex``, the same answers where the extension was not built, 0.5 s).
+# text or number. Its scans run in C, none in a Python loop over the bytes: ``isascii``,
+# every 64th byte for long runs of digits, and ``_guard.exponent``, which finds the
+# letters of exponents by memchr (0.1 s of CPU for the train/dev corpus, where the regexes
+# of ``_exponent_by_regex``, which say the same where the extension was not built, take
+# 0.35 s).
 _SAMPLED_DIGIT = bytes(ord("0") if chr(i).isdigit() and i < 128 else ord("x") for i in range(256))
 _STRIDE = 64                 # 200 digits in a row cover 3 sampled bytes in a row (3 * 64 <= 200 - 63)
 _LONG_NUMBER = re.compile(rb"[0-9]{200}")
