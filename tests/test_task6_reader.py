@@ -288,6 +288,8 @@ def test_a_file_of_more_lines_than_the_limit_is_refused_at_the_first_line_past_i
     (["api_call no\tresult"], (0, "a tab: the one tab")),
     ([("hi", "ok"), "r R_x \ufeffy"], (1, "a byte-order mark")),
     ([("hi", "ok"), ("x" * 10_000, "y")], (1, "a line of 10,0")),
+    ([("hi", "ok"), ("x" * 9_996, "y")], None),                       # 10,000 characters: the most a line may have
+    ([("hi", "ok"), ("x" * 9_997, "y")], (1, "a line of 10,001")),
     ([("hi", "ok \u2028 there")], (0, "a line separator (U+2028)")),
 ])
 def test_dialog_problem_finds_the_first_line_that_would_not_read_back(lines, found):
