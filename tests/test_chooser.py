@@ -426,3 +426,17 @@ def test_a_turn_scored_alone_gets_the_scores_of_the_batch_bit_for_bit(tmp_path):
         assert z.tobytes() == scores(model.W, model.u, vocab.shape, batch)[0].tobytes()
         extra_seen += len(extra)
     assert extra_seen > 0
+
+
+def test_lbfgs_stops_where_the_loss_is_not_a_number():
+    """A step into a region where the objective is NaN is taken back, and the search stops
+    (it looped for ever: a NaN compares false with everything)."""
+    from dstc2conv.systems.chooser.model import lbfgs
+
+    def objective(x):
+        if (x > 1).any():
+            return float("nan"), np.full_like(x, np.nan)
+        return 0.5 * x @ x - 10 * x.sum(), x - 10
+
+    x = lbfgs(objective, np.zeros(3), 50)
+    assert np.isfinite(x).all() and (x <= 1).all()

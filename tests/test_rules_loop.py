@@ -414,3 +414,13 @@ def test_write_files_atomic_names_what_it_wrote_when_a_rename_fails(tmp_path, mo
         write_files_atomic([(a, b"1"), (b, b"2")])
     assert str(caught.value) == f"{b}: cannot write: Permission denied (written: {a})"
     assert sorted(os.listdir(tmp_path)) == ["a"]
+
+
+def test_a_rule_file_refusal_is_one_line_whatever_its_name(tmp_path, capsys):
+    """A problem of a rule file names the file: a line break in its name is written as an
+    escape, so the refusal stays one line a problem."""
+    path = tmp_path / "r\nx.yaml"
+    path.write_text("rules: []\n")
+    assert run(["rules", "check", "--rules", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == err.count("dstc2conv: error: ") >= 1 and "r\\nx.yaml" in err, err

@@ -186,10 +186,12 @@ def lbfgs(objective, x: np.ndarray, iterations: int, memory: int = MEMORY, step=
             q += np.float32(alpha - rho * float(np.dot(y, q))) * s
         np.negative(q, out=q)                                       # the direction
         slope = float(np.dot(grad, q))
-        if slope >= 0:          # not a descent direction (rounding): start again from the gradient
+        if not slope < 0:       # not a descent direction (rounding): start again from the gradient
             steps.clear()
             q = -grad.astype(np.float32)
             slope = float(np.dot(grad, q))
+            if not slope < 0:   # (a gradient that is not a number: nothing to follow)
+                break
         t = 1.0 if steps else 1.0 / max(float(np.sqrt(-slope)), 1.0)
         x += t * q
         while True:
@@ -198,7 +200,7 @@ def lbfgs(objective, x: np.ndarray, iterations: int, memory: int = MEMORY, step=
                 break
             x -= (t / 2) * q     # back to half the step
             t /= 2
-        if new_value > value:
+        if not new_value <= value:   # (higher, or not a number: back to where it was)
             x -= t * q
             break
         q *= np.float32(t)      # the step taken

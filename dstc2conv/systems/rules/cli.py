@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...arguments import at_least
-from ...errors import Dstc2ConvError
+from ...errors import Dstc2ConvError, one_line
 from ...files import check_writable, output_folder, read_bytes, read_text, write_files_atomic, write_stdout, write_text_atomic
 from ...reporter import reporting
 from .objectives import OBJECTIVES
@@ -88,7 +88,7 @@ def _reporting(command):
             return command(args)
         except RuleFileError as exc:
             for problem in exc.problems:
-                print(f"dstc2conv: error: {problem}", file=sys.stderr)
+                print(f"dstc2conv: error: {one_line(str(problem))}", file=sys.stderr)
             return 2
     return run
 
@@ -313,9 +313,9 @@ def _rescore_saved(args, setup: _Scoring, baseline: _Baseline | None) -> None:
         _rescore(args, setup, ruleset, baseline)     # may find a regular expression too slow on the data
     except RuleFileError as exc:
         for problem in exc.problems:
-            print(f"dstc2conv: error: {problem}", file=sys.stderr)
+            print(f"dstc2conv: error: {one_line(str(problem))}", file=sys.stderr)
     except Dstc2ConvError as exc:
-        print(f"dstc2conv: error: {exc}", file=sys.stderr)
+        print(f"dstc2conv: error: {one_line(str(exc))}", file=sys.stderr)
     else:
         sys.stdout.flush()
         return
