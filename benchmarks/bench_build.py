@@ -35,6 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import _tree  # (the process tree from /proc, as bench.py samples it)
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 
@@ -58,20 +60,6 @@ with gz(sys.argv[1], "rb") as fh:
         fh.read(-size % 512)
 print(which, total)
 """
-
-
-def _tree(pid: int) -> list[int]:
-    """``pid`` and its descendants (Linux /proc)."""
-    found, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        found.append(p)
-        try:
-            with open(f"/proc/{p}/task/{p}/children") as fh:
-                todo.extend(int(c) for c in fh.read().split())
-        except OSError:
-            pass
-    return found
 
 
 def _rss(pid: int) -> int:

@@ -76,3 +76,18 @@ def need(path: Path) -> Path:
 def _cache_in_tmp(tmp_path, monkeypatch):
     """The score history goes to the user's cache: in tests, a temporary one."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+def run_fresh(argv: list[str], cwd: Path, modules: tuple[str, ...]) -> tuple[int, dict[str, bool], str]:
+    """The command line ``argv`` run in a fresh interpreter in ``cwd``: its exit code,
+    which of ``modules`` it loaded, and its stdout (the loading is what a test of
+    start-up costs asks about)."""
+    import json
+    import subprocess
+    import sys
+    code = ("import json, sys; from dstc2conv.cli import run; "
+            f"code = run({argv!r}); "
+            f"print(json.dumps([code, {{m: m in sys.modules for m in {list(modules)!r}}}]), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd)
+    exit_code, loaded = json.loads(done.stderr.splitlines()[-1])
+    return exit_code, loaded, done.stdout

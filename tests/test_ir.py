@@ -292,12 +292,8 @@ def test_cli_tfidf_rank_writes_json_lines_and_scores_hits_and_mrr(tmp_path, caps
 
 def test_nearest_neighbor_loads_neither_numpy_nor_scipy(tmp_path):
     """`ir nn` is pure Python: its start-up does not pay for numpy and scipy."""
-    import subprocess
-    import sys
+    from conftest import run_fresh
     (tmp_path / "trn.txt").write_text("1 hello\tHello , welcome\n2 thanks\tyou are welcome\n\n")
-    code = ("import sys; from dstc2conv.cli import run; "
-            "code = run(['ir', 'nn', '--train', 'trn.txt', '--data', 'trn.txt', '--out', 'p.txt', '--quiet']); "
-            "print(code, 'numpy' in sys.modules, 'scipy' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
-    assert done.stdout.splitlines()[-1] == "0 False False", done.stderr
+    argv = ["ir", "nn", "--train", "trn.txt", "--data", "trn.txt", "--out", "p.txt", "--quiet"]
+    assert run_fresh(argv, tmp_path, ("numpy", "scipy"))[:2] == (0, {"numpy": False, "scipy": False})
     assert (tmp_path / "p.txt").read_text() == "Hello , welcome\nyou are welcome\n"

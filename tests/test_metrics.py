@@ -6,12 +6,10 @@ from __future__ import annotations
 import csv
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import REFERENCE, ROOT, need
+from conftest import REFERENCE, ROOT, need, run_fresh
 
 from dstc2conv.cli import run
 from dstc2conv.evaluate import bleu, entities, metrics
@@ -257,12 +255,9 @@ def test_score_imports_neither_nltk_nor_scipy(tmp_path):
     than scoring a file: the scorer counts n-grams itself, and nltk is the tests' reference."""
     (tmp_path / "gold.txt").write_text("1 hi\tHello , welcome to the system\n2 thanks\tyou are welcome here\n\n")
     (tmp_path / "preds.txt").write_text("Hello , welcome to the system\nyou are welcome here\n")
-    code = ("import sys; from dstc2conv.cli import run; "
-            "code = run(['score', 'preds.txt', 'gold.txt', '--json']); "
-            "print(code, 'nltk' in sys.modules, 'scipy' in sys.modules, file=sys.stderr)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
-    assert done.stderr.splitlines()[-1] == "0 False False", done.stderr
-    assert json.loads(done.stdout)["bleu"]["bleu"] == 100.0
+    code, loaded, out = run_fresh(["score", "preds.txt", "gold.txt", "--json"], tmp_path, ("nltk", "scipy"))
+    assert (code, loaded) == (0, {"nltk": False, "scipy": False})
+    assert json.loads(out)["bleu"]["bleu"] == 100.0
 
 
 def test_bleu_equals_nltk_where_nltk_follows_perl():
