@@ -5,6 +5,10 @@ logger) and how far long work has got with ``progress`` (``dstc2conv.progress``)
 never prints. Nothing is shown unless a caller asks: the CLI wraps a command in
 ``reporting``, which shows notes on stderr unless ``--quiet``, and progress only when
 stderr is a terminal. A library user may attach handlers of their own to these loggers.
+
+Counted work (epochs, iterations) reports through ``Steps``: progress lines where a
+reporter is set up (the command line), a tqdm bar on stderr where none is (the Python
+API: a notebook shows it under the cell).
 """
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from contextlib import contextmanager
 NOTES = logging.getLogger("dstc2conv")
 PROGRESS = logging.getLogger("dstc2conv.progress")
 _OFF = logging.CRITICAL + 1
+_active = 0          # reporting blocks open: the command line, or a caller's reporting_to
 
 
 def note(message: str) -> None:
@@ -54,14 +59,17 @@ def reporting_to(notes=None, progress=None) -> Iterator[None]:
     handlers = [(logger, _Call(function)) for logger, function in ((NOTES, notes), (PROGRESS, progress))
                 if function is not None]
     saved = NOTES.level, NOTES.propagate, PROGRESS.level, PROGRESS.propagate
+    global _active
     for logger, handler in handlers:
         logger.addHandler(handler)
     NOTES.setLevel(logging.INFO if notes else _OFF)
     NOTES.propagate = PROGRESS.propagate = False
     PROGRESS.setLevel(logging.INFO if progress else _OFF)
+    _active += 1
     try:
         yield
     finally:
+        _active -= 1
         for logger, handler in handlers:
             logger.removeHandler(handler)
         NOTES.setLevel(saved[0])
@@ -76,15 +84,18 @@ def reporting(notes: bool = True, progress: bool | None = None) -> Iterator[None
     stderr is a terminal and notes are shown) on stderr; then as it was before."""
     if progress is None:
         progress = notes and sys.stderr.isatty()
+    global _active
     handler = _Stderr()
     saved = NOTES.level, NOTES.propagate, PROGRESS.level
     NOTES.addHandler(handler)
     NOTES.setLevel(logging.INFO if notes else _OFF)
     NOTES.propagate = False
     PROGRESS.setLevel(logging.INFO if progress else _OFF)
+    _active += 1
     try:
         yield
     finally:
+        _active -= 1
         NOTES.removeHandler(handler)
         NOTES.setLevel(saved[0])
         NOTES.propagate = saved[1]
@@ -111,3 +122,38 @@ def stopwatch(name: str) -> Iterator[None]:
         yield
     finally:
         PROGRESS.removeFilter(watch)
+
+
+class Steps:
+    """Counted progress: ``with Steps(total, "memn2n: epochs") as steps: steps.update(1,
+    "loss 0.51")``. Where a reporter is set up (the command line, ``reporting_to``), each
+    update is a progress line; where none is and no handler of the user's listens (the
+    Python API), a tqdm bar on stderr."""
+
+    def __init__(self, total: int, label: str, unit: str = "step"):
+        self.total, self.label, self.done = total, label, 0
+        self.bar = None
+        if not _active and not NOTES.handlers and not PROGRESS.handlers:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, desc=label, unit=unit, leave=False, file=sys.stderr)
+
+    def update(self, n: int = 1, status: str = "") -> None:
+        self.done += n
+        if self.bar is not None:
+            self.bar.update(n)
+            if status:
+                self.bar.set_postfix_str(status, refresh=False)
+        else:
+            progress(f"{self.label} {self.done}/{self.total}" + (f": {status}" if status else ""))
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+    def __enter__(self) -> Steps:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

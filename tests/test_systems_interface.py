@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from dstc2conv.errors import Dstc2ConvError
 from dstc2conv.systems.interface import System, predict, run
 from dstc2conv.task6.turns import BotTurn
 
@@ -58,7 +59,7 @@ def test_a_system_that_gives_nothing_is_refused():
         def rank(self, user, k):
             return ()
 
-    with pytest.raises(ValueError, match="Mute: no response at turn 0 of dialog 0"):
+    with pytest.raises(Dstc2ConvError, match="Mute: no response at turn 1 of dialog 1"):
         run(Mute(), TURNS)
 
 

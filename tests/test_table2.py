@@ -155,7 +155,7 @@ def test_a_candidates_file_without_some_gold_is_said(files, tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["--systems", "rules,tfdf"], "no system 'tfdf' (did you mean tfidf?): give one of rules, tfidf, nn, embeddings, "
-                                  "memn2n, memn2n+match, rules+learned"),
+                                  "memn2n, memn2n+match, rules+learned, or module:Class"),
     (["--systems", "nn,nn"], "a system is named twice: nn, nn"),
     (["--systems", " , "], "no system named: give some of rules, tfidf, nn, embeddings, memn2n, memn2n+match, rules+learned"),
 ])

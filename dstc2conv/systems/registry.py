@@ -1,13 +1,17 @@
 """Every system by name: how to build it (imported when first built), its figure in the
-paper's Table 2 (task 6) and what it is. ``table2``, the Python API and the docs read
-them here.
+paper's Table 2 (task 6) and what it is. ``table2``, the Python API, the command line and
+the docs read them here.
 
-A system of the registry is a ``systems.interface.System``: settings in its constructor,
-``fit(train, dev)``. One that ranks a set of candidate responses (``ranks_candidates``)
-takes them as the constructor's ``candidates=`` (a tuple of utterances).
+A name is one of the registry's, one a package registers through the entry-point group
+``dstc2conv.systems`` (``name = "module:Class"``), or a ``module:Class`` on ``sys.path``:
+anywhere a system is named, the three work alike. A system is a
+``systems.interface.System``: settings in its constructor, ``fit(train, dev)``. One
+whose constructor takes ``candidates`` is given the candidate responses (a tuple of
+utterances) that the others are ranked among.
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from importlib import import_module
 from typing import TYPE_CHECKING
@@ -28,16 +32,15 @@ class Entry:
     name: str
     target: str                     # "module:Class", imported when the system is first built
     paper: str                      # its row in the paper's Table 2 (``evaluate.published.REPORTED``),
-                                    # or the later system it aims at (``LATER``)
+                                    # or the later system it aims at (``LATER``); "" for none
     description: str
-    ranks_candidates: bool = False  # takes the candidate responses as candidates=
     settings: tuple = ()            # fixed constructor settings, (name, value) pairs
 
     @property
-    def reported(self) -> tuple[float, float | None]:
+    def reported(self) -> tuple[float | None, float | None]:
         """The (per-response, per-dialog) accuracy on the test file, in percent, that the
         paper (or the later system's) reports; None where it gives none."""
-        return next((r, d) for name, r, d in (*REPORTED, *LATER) if name == self.paper)
+        return next(((r, d) for name, r, d in (*REPORTED, *LATER) if name == self.paper), (None, None))
 
     def load(self) -> type[System]:
         """The system's class; NotAvailable when its module or a library it needs is not installed."""
@@ -47,34 +50,58 @@ class Entry:
         except ImportError as exc:
             missing = getattr(exc, "name", None) or str(exc)
             if missing == module or module.startswith(f"{missing}."):
-                raise NotAvailable(f"{self.name}: not in this version of dstc2conv") from None
+                if module.startswith("dstc2conv."):
+                    raise NotAvailable(f"{self.name}: not in this version of dstc2conv") from None
+                raise NotAvailable(f"{self.name}: no module {module} on sys.path") from None
             raise NotAvailable(f"{self.name}: needs the package {missing!r}, which is not installed") from None
+        except AttributeError:
+            raise NotAvailable(f"{self.name}: the module {module} has no {cls}") from None
+
+    def system_class(self) -> type[System]:
+        """``load()``, checked to be a System."""
+        from .interface import System
+
+        cls = self.load()
+        if not (isinstance(cls, type) and issubclass(cls, System)):
+            raise Dstc2ConvError(f"{self.name}: {self.target} is not a dstc2conv System (a subclass of "
+                                 "dstc2conv.System)")
+        return cls
+
+    def ranks_candidates(self) -> bool:
+        """Whether its constructor takes the candidate responses (``candidates=``)."""
+        return "candidates" in inspect.signature(self.system_class()).parameters
 
     def build(self, candidates: tuple[str, ...] | None = None, **settings) -> System:
         """The system with its fixed settings, ``settings``, and (if it ranks candidates)
-        ``candidates``; not fitted."""
+        ``candidates``; not fitted. A setting it does not take is a Dstc2ConvError."""
+        cls = self.system_class()
         given = dict(self.settings, **settings)
-        if self.ranks_candidates and candidates is not None:
+        if candidates is not None and self.ranks_candidates():
             given["candidates"] = tuple(candidates)
-        return self.load()(**given)
+        try:
+            inspect.signature(cls).bind(**given)
+        except TypeError as exc:
+            raise Dstc2ConvError(f"{self.name}: {exc}") from None
+        system = cls(**given)
+        system.built_as = self.name
+        return system
 
 
 SYSTEMS: dict[str, Entry] = {e.name: e for e in (
     Entry("rules", "dstc2conv.systems.rules.system:Rules", "rule-based",
           "the rule baseline: the YAML rules shipped with dstc2conv (dstc2.yaml)"),
     Entry("tfidf", "dstc2conv.systems.ir.tfidf:TfIdfMatch", "TF-IDF Match",
-          "TF-IDF Match: the candidate closest to the input by tf-idf cosine (the input chosen on DEV)",
-          ranks_candidates=True),
+          "TF-IDF Match: the candidate closest to the input by tf-idf cosine (the input chosen on DEV)"),
     Entry("nn", "dstc2conv.systems.ir.nearest:NearestNeighbor", "Nearest Neighbor",
           "Nearest Neighbor: the answer of the training pair whose user utterance shares most words"),
     Entry("embeddings", "dstc2conv.systems.embeddings:SupervisedEmbeddings", "supervised embeddings",
           "supervised embeddings: the conversation and the candidate as bags of embedded words, "
-          "trained with a margin ranking loss", ranks_candidates=True),
+          "trained with a margin ranking loss"),
     Entry("memn2n", "dstc2conv.systems.memn2n:MemN2N", "MemN2N",
-          "MemN2N: an end-to-end memory network over the dialog so far", ranks_candidates=True),
+          "MemN2N: an end-to-end memory network over the dialog so far"),
     Entry("memn2n+match", "dstc2conv.systems.memn2n:MemN2N", "MemN2N + match type",
           "MemN2N with match-type features: a candidate's KB entities said earlier in the dialog",
-          ranks_candidates=True, settings=(("match", True),)),
+          settings=(("match", True),)),
     Entry("rules+learned", "dstc2conv.systems.chooser.system:RulesLearned", "HCN (Williams, Asadi & Zweig 2017)",
           "the shipped rules propose (their responses and the templates of TRN filled from their state), "
           "a chooser learned on TRN decides"),
@@ -82,16 +109,37 @@ SYSTEMS: dict[str, Entry] = {e.name: e for e in (
 NAMES = tuple(SYSTEMS)
 
 
-def entry(name: str) -> Entry:
-    """The registry's entry for ``name``; an error naming the known ones otherwise."""
-    found = SYSTEMS.get(name)
-    if found is None:
-        import difflib
+GROUP = "dstc2conv.systems"     # the entry-point group a package registers its systems in
 
-        close = difflib.get_close_matches(name, NAMES, n=3, cutoff=0.5)
-        hint = f" (did you mean {', '.join(close)}?)" if close else ""
-        raise Dstc2ConvError(f"no system {name!r}{hint}: give one of {', '.join(NAMES)}")
+
+def plugins() -> dict[str, Entry]:
+    """The systems that installed packages register (entry-point group ``dstc2conv.systems``)."""
+    from importlib.metadata import entry_points
+
+    found = {}
+    for point in entry_points(group=GROUP):
+        if point.name not in SYSTEMS and point.name not in found:
+            found[point.name] = Entry(point.name, point.value, "", f"{point.value} (registered by a package)")
     return found
+
+
+def entry(name: str, trust: bool = True) -> Entry:
+    """The entry for ``name``: the registry's, a plugin's, or (``trust``) a ``module:Class``
+    on ``sys.path``; an error naming the known ones otherwise."""
+    if not isinstance(name, str):
+        raise TypeError(f"a system's name is a string, not a {type(name).__name__}")
+    found = SYSTEMS.get(name) or plugins().get(name)
+    if found is not None:
+        return found
+    module, colon, cls = name.partition(":")
+    if colon and trust and module and cls.isidentifier() and all(p.isidentifier() for p in module.split(".")):
+        return Entry(name, name, "", f"{name} (your own)")
+    import difflib
+
+    known = (*NAMES, *plugins())
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    raise Dstc2ConvError(f"no system {name!r}{hint}: give one of {', '.join(known)}, or module:Class")
 
 
 def build(name: str, candidates: tuple[str, ...] | None = None, **settings) -> System:
@@ -99,7 +147,7 @@ def build(name: str, candidates: tuple[str, ...] | None = None, **settings) -> S
     return entry(name).build(candidates, **settings)
 
 
-def reported(figures: tuple[float, float | None]) -> str:
+def reported(figures: tuple[float | None, float | None]) -> str:
     """A reported (per-response, per-dialog) pair as the tables print it: ``41.1% / 0.0%``;
     ``55.6% / -`` where no per-dialog figure was reported."""
     return " / ".join("-" if f is None else f"{f:.1f}%" for f in figures)
