@@ -12,8 +12,8 @@ link to a file elsewhere leaves that file alone). The same model gives the same 
 Reading checks everything before it trusts it: the members must be regular files; the
 JSON is bounded; each array's header is read before its data, and the arrays together
 may not claim more than ``MAX_WEIGHTS`` bytes (nor other shapes than the system expects,
-nor a dtype that is not a plain number); a system named by ``module:Class`` is imported
-only when the caller names it too.
+nor a dtype that is not a plain number). ``registry.load`` builds the system a folder
+holds.
 """
 from __future__ import annotations
 
@@ -29,7 +29,6 @@ import zipfile
 from ..errors import Dstc2ConvError
 from ..files import parse_json, read_bytes
 from ..limits import MB
-from .interface import System
 
 FORMAT = "dstc2conv-model"
 VERSION = 2          # 2: one format for every system (1: the learned models' own)
@@ -42,7 +41,7 @@ LEGACY = {"dstc2conv-learned-model": "a model of an earlier dstc2conv", "dstc2co
 
 # ---------------------------------------------------------------- writing
 
-def save(system: System, folder: str, about: dict) -> None:
+def save(system, folder: str, about: dict) -> None:
     """Write ``system`` as a model folder at ``folder``: nothing there yet, an empty
     folder or a model folder, which is replaced."""
     folder = check_writable(folder)
@@ -56,7 +55,7 @@ def save(system: System, folder: str, about: dict) -> None:
     write_folder(folder, {META: text.encode("utf-8"), WEIGHTS: npz_bytes(arrays)})
 
 
-def system_name(system: System) -> str:
+def system_name(system) -> str:
     """The name a model folder gives its system: the one it was built by (the registry's,
     an entry point's, or ``module:Class``)."""
     return getattr(system, "built_as", None) or system.name or class_path(type(system))
@@ -66,7 +65,7 @@ def class_path(cls: type) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
-def _jsonable(settings: dict, what: str, system: System) -> dict:
+def _jsonable(settings: dict, what: str, system) -> dict:
     out = {}
     for key, value in settings.items():
         if isinstance(value, os.PathLike):
@@ -187,7 +186,7 @@ def read_meta(folder: str | os.PathLike) -> dict:
     folder = os.fspath(folder)
     if not os.path.isdir(folder):
         raise Dstc2ConvError("no model folder there", folder)
-    path = _member(folder, META)
+    path = member(folder, META)
     meta = parse_json(read_bytes(path, "a model's settings", MAX_META), path, "JSON")
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         legacy = LEGACY.get(meta.get("format")) if isinstance(meta, dict) else None
@@ -202,7 +201,7 @@ def read_meta(folder: str | os.PathLike) -> dict:
     return meta
 
 
-def _member(folder: str, name: str) -> str:
+def member(folder: str, name: str) -> str:
     path = os.path.join(folder, name)
     try:
         mode = os.stat(path).st_mode
@@ -211,42 +210,6 @@ def _member(folder: str, name: str) -> str:
     if not stat.S_ISREG(mode):
         raise Dstc2ConvError(f"a model folder holds regular files, and {name} is not one", path)
     return path
-
-
-def load(folder: str | os.PathLike, system: str | None = None) -> System:
-    """The system saved in a model folder, fitted. A system saved by ``module:Class`` (not
-    the registry's nor an entry point's) is imported only if ``system`` names it too."""
-    from . import registry
-
-    folder = os.fspath(folder)
-    meta = read_meta(folder)
-    path = os.path.join(folder, META)
-    name = meta["system"]
-    if system is not None and system != name:
-        raise Dstc2ConvError(f"a model of {name}, not of {system}", path)
-    try:
-        entry = registry.entry(name, trust=system is not None)
-    except registry.NotAvailable as exc:
-        raise Dstc2ConvError(exc.message, path) from None
-    except Dstc2ConvError:
-        raise Dstc2ConvError(f"a model of {name}, which is not a system of this dstc2conv nor of a plugin; one of "
-                             f"your own is loaded when you name it: load(folder, system={name!r})", path) from None
-    cls = entry.load()
-    if class_path(cls) != meta["class"]:
-        raise Dstc2ConvError(f"a model of {meta['class']}, but {name} is {class_path(cls)} here", path)
-    try:
-        built = cls(**meta["settings"])
-        arrays = read_arrays(_member(folder, WEIGHTS), built.expected_arrays(meta["facts"]))
-        built.restore(meta["facts"], arrays)
-    except Dstc2ConvError as exc:
-        if exc.path:
-            raise
-        raise Dstc2ConvError(f"a damaged model: {exc.message}", path) from None
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        raise Dstc2ConvError(f"a damaged model: {type(exc).__name__}: {exc}", path) from None
-    built.built_as = name
-    built.about = meta["about"]
-    return built
 
 
 def read_arrays(path: str, expected: dict | None) -> dict:
@@ -312,5 +275,5 @@ def _check_headers(headers: dict, expected: dict | None, path: str) -> None:
                                  f"shape {tuple(shape)}", path)
 
 
-__all__ = ["FORMAT", "VERSION", "META", "WEIGHTS", "MAX_WEIGHTS", "save", "load", "read_meta", "check_writable",
-           "write_folder", "npz_bytes", "read_arrays"]
+__all__ = ["FORMAT", "VERSION", "META", "WEIGHTS", "MAX_WEIGHTS", "save", "read_meta", "member", "check_writable",
+           "write_folder", "npz_bytes", "read_arrays", "class_path"]

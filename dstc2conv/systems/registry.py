@@ -12,6 +12,7 @@ utterances) that the others are ranked among.
 from __future__ import annotations
 
 import inspect
+import os
 from dataclasses import dataclass
 from importlib import import_module
 from typing import TYPE_CHECKING
@@ -147,6 +148,44 @@ def build(name: str, candidates: tuple[str, ...] | None = None, **settings) -> S
     return entry(name).build(candidates, **settings)
 
 
+def load(folder: str | os.PathLike, system: str | None = None) -> System:
+    """The system saved in a model folder (``systems.folder``), fitted. A system saved by
+    ``module:Class`` (not the registry's nor an entry point's) is imported only if
+    ``system`` names it too: a folder cannot make this process import a module of its
+    choosing."""
+    from . import folder as model_folder
+
+    folder = os.fspath(folder)
+    meta = model_folder.read_meta(folder)
+    path = os.path.join(folder, model_folder.META)
+    name = meta["system"]
+    if system is not None and system != name:
+        raise Dstc2ConvError(f"a model of {name}, not of {system}", path)
+    try:
+        cls = entry(name, trust=system is not None).system_class()
+    except NotAvailable as exc:
+        raise Dstc2ConvError(exc.message, path) from None
+    except Dstc2ConvError:
+        raise Dstc2ConvError(f"a model of {name}, which is not a system of this dstc2conv nor of a plugin; one of "
+                             f"your own is loaded when you name it: load(folder, system={name!r})", path) from None
+    if model_folder.class_path(cls) != meta["class"]:
+        raise Dstc2ConvError(f"a model of {meta['class']}, but {name} is {model_folder.class_path(cls)} here", path)
+    try:
+        built = cls(**meta["settings"])
+        weights = model_folder.member(folder, model_folder.WEIGHTS)
+        arrays = model_folder.read_arrays(weights, built.expected_arrays(meta["facts"]))
+        built.restore(meta["facts"], arrays)
+    except Dstc2ConvError as exc:
+        if exc.path:
+            raise
+        raise Dstc2ConvError(f"a damaged model: {exc.message}", path) from None
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise Dstc2ConvError(f"a damaged model: {type(exc).__name__}: {exc}", path) from None
+    built.built_as = name
+    built.about = meta["about"]
+    return built
+
+
 def reported(figures: tuple[float | None, float | None]) -> str:
     """A reported (per-response, per-dialog) pair as the tables print it: ``41.1% / 0.0%``;
     ``55.6% / -`` where no per-dialog figure was reported."""
@@ -161,4 +200,4 @@ def docs_table() -> str:
     return "\n".join(lines)
 
 
-__all__ = ["docs_table", "reported", "Entry", "NotAvailable", "SYSTEMS", "NAMES", "entry", "build"]
+__all__ = ["docs_table", "reported", "Entry", "NotAvailable", "SYSTEMS", "NAMES", "GROUP", "entry", "build", "load", "plugins"]
