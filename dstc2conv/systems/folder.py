@@ -57,8 +57,8 @@ def save(system, folder: str, about: dict) -> None:
 
 def system_name(system) -> str:
     """The name a model folder gives its system: the one it was built by (the registry's,
-    an entry point's, or ``module:Class``)."""
-    return getattr(system, "built_as", None) or system.name or class_path(type(system))
+    an entry point's, or ``module:Class``), else its class's ``module:Class``."""
+    return getattr(system, "built_as", None) or class_path(type(system))
 
 
 def class_path(cls: type) -> str:

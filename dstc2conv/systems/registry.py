@@ -150,9 +150,9 @@ def build(name: str, candidates: tuple[str, ...] | None = None, **settings) -> S
 
 def load(folder: str | os.PathLike, system: str | None = None) -> System:
     """The system saved in a model folder (``systems.folder``), fitted. A system saved by
-    ``module:Class`` (not the registry's nor an entry point's) is imported only if
-    ``system`` names it too: a folder cannot make this process import a module of its
-    choosing."""
+    ``module:Class`` (not the registry's, an entry point's or dstc2conv's own) is imported
+    only if ``system`` names it too: a folder cannot make this process import a module of
+    its choosing."""
     from . import folder as model_folder
 
     folder = os.fspath(folder)
@@ -162,7 +162,7 @@ def load(folder: str | os.PathLike, system: str | None = None) -> System:
     if system is not None and system != name:
         raise Dstc2ConvError(f"a model of {name}, not of {system}", path)
     try:
-        cls = entry(name, trust=system is not None).system_class()
+        cls = entry(name, trust=system is not None or name.startswith("dstc2conv.")).system_class()
     except NotAvailable as exc:
         raise Dstc2ConvError(exc.message, path) from None
     except Dstc2ConvError:
