@@ -92,6 +92,34 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"dstc2conv {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    _add_build(sub)
+    _add_compare(sub)
+    _add_stats(sub)
+
+    from .systems.rules.cli import add_parser as add_rules_parser
+
+    add_rules_parser(sub)
+    from .systems.ir.cli import add_parser as add_ir_parser
+
+    add_ir_parser(sub)
+    from .systems.embeddings.cli import add_parser as add_embeddings_parser
+    from .systems.memn2n.cli import add_parser as add_memn2n_parser
+
+    add_embeddings_parser(sub)
+    add_memn2n_parser(sub)
+    from .systems.cli import add_parser as add_table2_parser
+
+    add_table2_parser(sub)
+    from .evaluate.score_cli import add_parser as add_score_parser
+
+    add_score_parser(sub)
+    from .exports.cli import add_parser as add_export_parser
+
+    add_export_parser(sub)
+    return parser
+
+
+def _add_build(sub) -> None:
     p = sub.add_parser("build", help="convert raw DSTC2 calls into task-6 files",
                        description="Convert raw DSTC2 calls (the official tarballs or unpacked folders) into "
                                    "bAbI dialog task-6 files, with their candidates, KB and manifest.json.")
@@ -133,6 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="print no notes or progress on stderr")
     p.set_defaults(func=_cmd_build)
 
+
+def _add_compare(sub) -> None:
     p = sub.add_parser("compare", help="how closely a built task-6 file reproduces a published one")
     p.add_argument("ours", help="the built file")
     p.add_argument("ref", help="the published (reference) file")
@@ -144,32 +174,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=_cmd_compare)
 
+
+def _add_stats(sub) -> None:
     p = sub.add_parser("stats", help="the paper's Table 1 statistics for task-6 files")
     p.add_argument("files", nargs="+", metavar="FILE", help="task-6 files (a column each)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_stats)
-
-    from .systems.rules.cli import add_parser as add_rules_parser
-
-    add_rules_parser(sub)
-    from .systems.ir.cli import add_parser as add_ir_parser
-
-    add_ir_parser(sub)
-    from .systems.embeddings.cli import add_parser as add_embeddings_parser
-    from .systems.memn2n.cli import add_parser as add_memn2n_parser
-
-    add_embeddings_parser(sub)
-    add_memn2n_parser(sub)
-    from .systems.cli import add_parser as add_table2_parser
-
-    add_table2_parser(sub)
-    from .evaluate.score_cli import add_parser as add_score_parser
-
-    add_score_parser(sub)
-    from .exports.cli import add_parser as add_export_parser
-
-    add_export_parser(sub)
-    return parser
 
 
 def run(argv: list[str] | None = None) -> int:

@@ -174,61 +174,76 @@ def _plain_members(path: str, used=_used_member):
         with open(path, "rb") as fh:
             gzipped = fh.read(2) == b"\x1f\x8b"
         with (_gunzip(path) if gzipped else open(path, "rb")) as fh:
-            read = fh.read
-            first, pax = True, None
-            while True:
-                header = read(512)
-                if len(header) < 512 or first and not header.strip(b"\0"):
-                    raise _NotPlain   # (tarfile says what is wrong)
-                if not header.strip(b"\0"):
-                    if pax is not None:
-                        raise _NotPlain
-                    end_of_archive(read, fh.tell() - 512)
-                    return
-                first = False
-                if sum(header[:148]) + sum(header[156:]) + 256 != _octal(header[148:156]):
-                    raise _NotPlain
-                size, kind = _octal(header[124:136]), header[156:157]
-                if kind == b"5" and size == 0:
-                    pax = None
-                    continue
-                if kind not in (b"0", b"\0", b"x"):
-                    raise _NotPlain
-                if kind == b"x":
-                    if size > MAX_MEMBER or pax is not None:   # (tarfile bounds them, and those in a row)
-                        raise _NotPlain
-                    data = read(size)
-                    if len(data) < size or len(read(-size % 512)) < -size % 512:
-                        raise _NotPlain
-                    pax = _pax_fields(data)
-                    continue
-                name = _text(header[:100])
-                prefix = _text(header[345:500])
-                name = f"{prefix}/{name}" if prefix else name
-                if pax is not None:
-                    name = pax[b"path"].decode("utf-8", "surrogateescape") if b"path" in pax else name
-                    if b"size" in pax and int(pax[b"size"]) != size:
-                        raise _NotPlain
-                    pax = None
-                if name.endswith("/"):
-                    raise _NotPlain
-                if not used(name):
-                    if not skip(read, size + -size % 512):
-                        raise _NotPlain
-                    continue
-                check.name(name)
-                check.size(name, size)
-                data = read(size)
-                padding = -size % 512
-                if len(data) < size or len(read(padding)) < padding:
-                    raise _NotPlain
-                yield name, data
+            yield from _tar_members(fh, check, used)
     except (_NotPlain, Dstc2ConvError):
         raise
     except TarDamage as exc:
         raise Dstc2ConvError(str(exc), path) from None
     except Exception:   # whatever went wrong, tarfile says it
         raise _NotPlain from None
+
+
+def _tar_members(fh, check: MemberCheck, used):
+    """(name, bytes) of each ``used`` regular file of the tar stream ``fh`` (see
+    ``_plain_members``)."""
+    read = fh.read
+    first, pax = True, None
+    while True:
+        header = read(512)
+        if len(header) < 512 or first and not header.strip(b"\0"):
+            raise _NotPlain   # (tarfile says what is wrong)
+        if not header.strip(b"\0"):
+            if pax is not None:
+                raise _NotPlain
+            end_of_archive(read, fh.tell() - 512)
+            return
+        first = False
+        if sum(header[:148]) + sum(header[156:]) + 256 != _octal(header[148:156]):
+            raise _NotPlain
+        size, kind = _octal(header[124:136]), header[156:157]
+        if kind == b"5" and size == 0:
+            pax = None
+            continue
+        if kind not in (b"0", b"\0", b"x"):
+            raise _NotPlain
+        if kind == b"x":
+            if size > MAX_MEMBER or pax is not None:   # (tarfile bounds them, and those in a row)
+                raise _NotPlain
+            pax = _pax_fields(_member_data(read, size))
+            continue
+        name = _member_name(header, pax, size)
+        pax = None
+        if not used(name):
+            if not skip(read, size + -size % 512):
+                raise _NotPlain
+            continue
+        check.name(name)
+        check.size(name, size)
+        yield name, _member_data(read, size)
+
+
+def _member_name(header: bytes, pax: dict | None, size: int) -> str:
+    """A regular file's name, from its header or the pax header before it (whose size, if
+    it gives one, must be the header's)."""
+    name = _text(header[:100])
+    prefix = _text(header[345:500])
+    name = f"{prefix}/{name}" if prefix else name
+    if pax is not None:
+        name = pax[b"path"].decode("utf-8", "surrogateescape") if b"path" in pax else name
+        if b"size" in pax and int(pax[b"size"]) != size:
+            raise _NotPlain
+    if name.endswith("/"):
+        raise _NotPlain
+    return name
+
+
+def _member_data(read, size: int) -> bytes:
+    """A member's ``size`` bytes, read with its padding to the next 512-byte block."""
+    data = read(size)
+    padding = -size % 512
+    if len(data) < size or len(read(padding)) < padding:
+        raise _NotPlain
+    return data
 
 
 def _octal(field: bytes) -> int:

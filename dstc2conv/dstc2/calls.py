@@ -344,63 +344,76 @@ def _strict_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str,
     label_path = f"{where}/data/{session}/label.json"
     log = _call_json(log_bytes, log_path)
     label = _call_json(label_bytes, label_path)
-    log_turns = log.get("turns") if isinstance(log, dict) else None
-    if not isinstance(log_turns, list):
-        raise Dstc2ConvError("no 'turns' list", log_path)
-    label_turns = label.get("turns") if isinstance(label, dict) else None
-    if not isinstance(label_turns, list):
-        raise Dstc2ConvError("no 'turns' list", label_path)
+    log_turns = _turns_list(log, log_path)
+    label_turns = _turns_list(label, label_path)
     if len(log_turns) != len(label_turns):
         raise Dstc2ConvError(
             f"{len(log_turns)} turns in log.json but {len(label_turns)} in label.json", label_path)
-    turns = []
-    for i, (lt, bt) in enumerate(zip(log_turns, label_turns)):
-        try:
-            output = lt["output"]
-            system = output["transcript"]
-            system_acts = output["dialog-acts"]
-        except (KeyError, TypeError):
-            raise Dstc2ConvError(f"turn {i}: no output.transcript / output.dialog-acts", log_path) from None
-        try:
-            user = bt["transcription"]
-            semantics = bt["semantics"]["json"]
-            goals = bt.get("goal-labels", {})
-            method = bt.get("method-label", "none")
-            requested = bt.get("requested-slots", [])
-        except (KeyError, TypeError):
-            raise Dstc2ConvError(f"turn {i}: no transcription / semantics", label_path) from None
-        if not isinstance(system, str):
-            raise Dstc2ConvError(f"turn {i}: output.transcript is {_short(system)}, not text", log_path)
-        if not isinstance(user, str):
-            raise Dstc2ConvError(f"turn {i}: transcription is {_short(user)}, not text", label_path)
-        try:
-            goals = tuple(sorted((_scalar(k), _scalar(v)) for k, v in goals.items()))
-            method = _scalar(method)
-            requested = tuple(_scalar(s) for s in requested) if isinstance(requested, list) else _scalar([])
-        except (TypeError, AttributeError):
-            raise Dstc2ConvError(f"turn {i}: goal-labels, method-label or requested-slots has the wrong type "
-                                 "(a mapping of slots to values, a text, a list of slots)", label_path) from None
-        hyps = _heard(lt, log_path, i) if asr else None
-        turns.append(CallTurn(
-            system=system,
-            system_acts=_acts(system_acts, log_path, i, SYSTEM_ACTS, "output.dialog-acts"),
-            user=user,
-            user_acts=_acts(semantics, label_path, i, USER_ACTS, "semantics.json"),
-            goals=goals,
-            method=method,
-            requested=requested,
-            heard=hyps[0][0] if asr else None,
-            hypotheses=hyps,
-        ))
+    turns = [_strict_turn(i, lt, bt, log_path, label_path, asr)
+             for i, (lt, bt) in enumerate(zip(log_turns, label_turns))]
     if not turns:
         raise Dstc2ConvError("the call has no turns", log_path)
+    return Call(session, where, tuple(turns), _dialog_manager(log, log_path))
+
+
+def _turns_list(decoded, path: str) -> list:
+    """The ``turns`` list of a call's file."""
+    turns = decoded.get("turns") if isinstance(decoded, dict) else None
+    if not isinstance(turns, list):
+        raise Dstc2ConvError("no 'turns' list", path)
+    return turns
+
+
+def _strict_turn(i: int, lt, bt, log_path: str, label_path: str, asr: bool) -> CallTurn:
+    """Turn ``i`` of a call, from its log turn and its label turn."""
+    try:
+        output = lt["output"]
+        system = output["transcript"]
+        system_acts = output["dialog-acts"]
+    except (KeyError, TypeError):
+        raise Dstc2ConvError(f"turn {i}: no output.transcript / output.dialog-acts", log_path) from None
+    try:
+        user = bt["transcription"]
+        semantics = bt["semantics"]["json"]
+        goals = bt.get("goal-labels", {})
+        method = bt.get("method-label", "none")
+        requested = bt.get("requested-slots", [])
+    except (KeyError, TypeError):
+        raise Dstc2ConvError(f"turn {i}: no transcription / semantics", label_path) from None
+    if not isinstance(system, str):
+        raise Dstc2ConvError(f"turn {i}: output.transcript is {_short(system)}, not text", log_path)
+    if not isinstance(user, str):
+        raise Dstc2ConvError(f"turn {i}: transcription is {_short(user)}, not text", label_path)
+    try:
+        goals = tuple(sorted((_scalar(k), _scalar(v)) for k, v in goals.items()))
+        method = _scalar(method)
+        requested = tuple(_scalar(s) for s in requested) if isinstance(requested, list) else _scalar([])
+    except (TypeError, AttributeError):
+        raise Dstc2ConvError(f"turn {i}: goal-labels, method-label or requested-slots has the wrong type "
+                             "(a mapping of slots to values, a text, a list of slots)", label_path) from None
+    hyps = _heard(lt, log_path, i) if asr else None
+    return CallTurn(
+        system=system,
+        system_acts=_acts(system_acts, log_path, i, SYSTEM_ACTS, "output.dialog-acts"),
+        user=user,
+        user_acts=_acts(semantics, label_path, i, USER_ACTS, "semantics.json"),
+        goals=goals,
+        method=method,
+        requested=requested,
+        heard=hyps[0][0] if asr else None,
+        hypotheses=hyps,
+    )
+
+
+def _dialog_manager(log, log_path: str) -> int | None:
+    """``system-specific.dialog-manager`` of a call's log, if it is there."""
     manager = log.get("system-specific", {})
     manager = manager.get("dialog-manager") if isinstance(manager, dict) else None
     if manager is not None and (not isinstance(manager, int) or isinstance(manager, bool)):
         raise Dstc2ConvError(f"system-specific.dialog-manager is {_short(manager)}, not a whole number", log_path)
     if manager is not None and not INT64[0] <= manager <= INT64[1]:
         raise Dstc2ConvError(f"system-specific.dialog-manager is {_short(manager)}, past 64 bits", log_path)
-    return Call(session, where, tuple(turns), manager)
+    return manager
 
 
 __all__ = ["Act", "CallTurn", "Call", "decode_json", "parse_call"]

@@ -148,47 +148,62 @@ def _gather(paths: list[str], splits: tuple[str, ...], jobs: int, for_kb: bool, 
             raise Dstc2ConvError("no such file or folder", path)
     needed = frozenset().union(*(needed_flists(s) for s in splits))
     known = {path: holds(path) for path in paths}
-
-    def wanted(path: str) -> bool:
-        return known[path] is None or bool(known[path].flists & needed) or every_call and known[path].calls
-
     for path in paths:
-        if wanted(path):
+        if _wanted(known[path], needed, every_call):
             progress(f"reading {path}")
             sources.append(read_source(path, workers=jobs, asr=asr, keep=True))
     calls, flists = _merged(sources)
     kb_only = set()
     if for_kb and needed <= set(flists):   # (without those flists the build stops: read no more)
         for path in paths:
-            if not wanted(path) and known[path].calls:
+            if not _wanted(known[path], needed, every_call) and known[path].calls:
                 progress(f"reading {path} (its calls, for the KB)")
                 sources.append(read_source(path, workers=jobs, asr=asr, keep=True))
                 kb_only.add(path)
         calls, flists = _merged(sources)
+    ontology_json, ontology_from = _find_ontology(paths, sources, known)
+    ontology = _ontology(ontology_json, ontology_from)
+    used = _used(paths, sources, kb_only, ontology_from)
+    source_of = {session: source.path for source in sources for session in source.calls}
+    return Inputs(tuple(sources), calls, source_of, flists, ontology, ontology_from, tuple(used))
 
-    ontology_json = ontology_from = None
+
+def _wanted(known: Holds | None, needed: frozenset, every_call: bool) -> bool:
+    """Whether an input that holds ``known`` is read for its calls: it may hold the
+    ``needed`` flists (or, with ``every_call``, any calls)."""
+    return known is None or bool(known.flists & needed) or every_call and known.calls
+
+
+def _find_ontology(paths: list[str], sources: list[Source], known: dict) -> tuple[dict | None, str | None]:
+    """The ontology's JSON and where it comes from: the first source read that holds one,
+    else the first other input that may hold one; (None, None) if none does."""
     for source in sources:
         if source.ontology is not None:
-            ontology_json, ontology_from = source.ontology, source.ontology_path
-            break
-    else:
-        read = {source.path for source in sources}
-        for path in paths:
-            if path not in read and (known[path] is None or known[path].ontology):
-                progress(f"looking for the ontology in {path}")
-                found = read_ontology(path)
-                if found is not None:
-                    ontology_json, ontology_from = found
-                    break
-    ontology = None
-    if ontology_json is not None:
-        note(f"the ontology comes from {ontology_from}")
-        try:
-            ontology = Dstc2Ontology.from_json(ontology_json)
-        except (KeyError, TypeError):
-            raise Dstc2ConvError("malformed ontology: it needs informable food, area, pricerange and name "
-                                 "lists of text", ontology_from) from None
+            return source.ontology, source.ontology_path
+    read = {source.path for source in sources}
+    for path in paths:
+        if path not in read and (known[path] is None or known[path].ontology):
+            progress(f"looking for the ontology in {path}")
+            found = read_ontology(path)
+            if found is not None:
+                return found
+    return None, None
 
+
+def _ontology(ontology_json: dict | None, ontology_from: str | None) -> Dstc2Ontology | None:
+    """The ontology read from its JSON, with a note saying where it comes from."""
+    if ontology_json is None:
+        return None
+    note(f"the ontology comes from {ontology_from}")
+    try:
+        return Dstc2Ontology.from_json(ontology_json)
+    except (KeyError, TypeError):
+        raise Dstc2ConvError("malformed ontology: it needs informable food, area, pricerange and name "
+                             "lists of text", ontology_from) from None
+
+
+def _used(paths: list[str], sources: list[Source], kb_only: set, ontology_from: str | None) -> list:
+    """(input, what was taken from it) for each input: calls, flists, kb, ontology."""
     used = []
     for path in paths:
         source = next((s for s in sources if s.path == path), None)
@@ -201,8 +216,7 @@ def _gather(paths: list[str], splits: tuple[str, ...], jobs: int, for_kb: bool, 
         if ontology_from is not None and _within(ontology_from, path):
             taken.append("ontology")
         used.append((path, tuple(taken)))
-    source_of = {session: source.path for source in sources for session in source.calls}
-    return Inputs(tuple(sources), calls, source_of, flists, ontology, ontology_from, tuple(used))
+    return used
 
 
 def _within(where: str, path: str) -> bool:

@@ -102,40 +102,41 @@ def _q(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def _compare_pair(i: int, o: View, r: View, tally: _Tally, facts: dict, got: dict) -> None:
-    """Compare two dialogs that are the same call; add to ``got`` (matched counts)."""
-    before = sum(tally.counts.values())
+def _line_of(v: View, k: int) -> int:
+    """The line of turn ``k`` of a dialog, or of its end past the last turn."""
+    return v.turns[k].line if k < len(v.turns) else v.end
 
-    def line_of(v: View, k: int) -> int:
-        return v.turns[k].line if k < len(v.turns) else v.end
 
-    def compare_blocks(k_o: int, k_r: int) -> None:
-        to, tr = o.turns[k_o], r.turns[k_r]
-        if normal_block(to.context) == normal_block(tr.context):
-            got["blocks"] += 1
-            return
-        eo, er = block_entries(to.context), block_entries(tr.context)
-        only_o = sorted(set(eo) - set(er))
-        only_r = sorted(set(er) - set(eo))
-        changed = sorted(n for n in set(eo) & set(er) if eo[n] != er[n])
-        notes = [tr.gold]
-        if only_o:
-            notes.append("only in ours: " + ", ".join(only_o))
-        if only_r:
-            notes.append("only in ref: " + ", ".join(only_r))
-        if changed:
-            notes.append("in both, facts differ: " + ", ".join(changed))
-        if not (only_o or only_r or changed):
-            notes.append("ours: " + " | ".join(normal_block(to.context))
-                         + "; ref: " + " | ".join(normal_block(tr.context)))
-        explained = [explain_facts(n, facts) for n in only_o + only_r + changed]
-        if explained:
-            notes.append("facts: " + "; ".join(explained))
-        tally.add(RESULTS_DIFFER, i, to.line, tr.line, "; ".join(notes))
+def _compare_blocks(i: int, o: View, r: View, k_o: int, k_r: int, tally: _Tally, facts: dict, got: dict) -> None:
+    """Compare the result blocks after two identical api_calls."""
+    to, tr = o.turns[k_o], r.turns[k_r]
+    if normal_block(to.context) == normal_block(tr.context):
+        got["blocks"] += 1
+        return
+    eo, er = block_entries(to.context), block_entries(tr.context)
+    only_o = sorted(set(eo) - set(er))
+    only_r = sorted(set(er) - set(eo))
+    changed = sorted(n for n in set(eo) & set(er) if eo[n] != er[n])
+    notes = [tr.gold]
+    if only_o:
+        notes.append("only in ours: " + ", ".join(only_o))
+    if only_r:
+        notes.append("only in ref: " + ", ".join(only_r))
+    if changed:
+        notes.append("in both, facts differ: " + ", ".join(changed))
+    if not (only_o or only_r or changed):
+        notes.append("ours: " + " | ".join(normal_block(to.context))
+                     + "; ref: " + " | ".join(normal_block(tr.context)))
+    explained = [explain_facts(n, facts) for n in only_o + only_r + changed]
+    if explained:
+        notes.append("facts: " + "; ".join(explained))
+    tally.add(RESULTS_DIFFER, i, to.line, tr.line, "; ".join(notes))
 
-    # System turns first: calls are measured on their own, and an extra or missing call
-    # must not pull a system turn out of line. Each column is a pair of system turns
-    # (one side None when missing), plus a last column for the dialog's end.
+
+def _compare_system_turns(i: int, o: View, r: View, tally: _Tally, got: dict) -> list[tuple[int | None, int | None]]:
+    """Align and compare the system turns (the bot turns but api_calls): the columns,
+    each a pair of system turns (one side None when missing), plus a last column for
+    the dialog's end."""
     r_sys = [k for k, t in enumerate(r.turns) if not t.is_call]
     o_sys = [k for k, t in enumerate(o.turns) if not t.is_call]
     columns: list[tuple[int | None, int | None]] = []
@@ -148,11 +149,11 @@ def _compare_pair(i: int, o: View, r: View, tally: _Tally, facts: dict, got: dic
             columns.append((k_r, k_o))
             if k_r is None:
                 at = r_sys[r1] if r1 < len(r_sys) else len(r.turns)
-                tally.add(EXTRA_SYSTEM, i, o.turns[k_o].line, line_of(r, at),
+                tally.add(EXTRA_SYSTEM, i, o.turns[k_o].line, _line_of(r, at),
                           f"ours has {_q(o.turns[k_o].gold)}, ref none")
             elif k_o is None:
                 at = o_sys[o1] if o1 < len(o_sys) else len(o.turns)
-                tally.add(SYSTEM_MISSING, i, line_of(o, at), r.turns[k_r].line,
+                tally.add(SYSTEM_MISSING, i, _line_of(o, at), r.turns[k_r].line,
                           f"ref has {_q(r.turns[k_r].gold)}, ours none")
             elif r.turns[k_r].gold == o.turns[k_o].gold:
                 got["system"] += 1
@@ -160,23 +161,30 @@ def _compare_pair(i: int, o: View, r: View, tally: _Tally, facts: dict, got: dic
                 tally.add(SYSTEM_DIFFERS, i, o.turns[k_o].line, r.turns[k_r].line,
                           f"ours {_q(o.turns[k_o].gold)}, ref {_q(r.turns[k_r].gold)}")
     columns.append((len(r.turns), len(o.turns)))
+    return columns
 
-    # Then the calls, each in the column of the system turn it precedes.
-    def calls_before(v: View, k: int | None) -> list[int]:
-        if k is None:
-            return []
-        first = k
-        while first and v.turns[first - 1].is_call:
-            first -= 1
-        return list(range(first, k))
 
+def _calls_before(v: View, k: int | None) -> list[int]:
+    """The api_calls right before turn ``k`` of a dialog."""
+    if k is None:
+        return []
+    first = k
+    while first and v.turns[first - 1].is_call:
+        first -= 1
+    return list(range(first, k))
+
+
+def _compare_calls(i: int, o: View, r: View, columns: list[tuple[int | None, int | None]], tally: _Tally,
+                   facts: dict, got: dict) -> None:
+    """Compare the api_calls, each in the column of the system turn it precedes; the
+    result blocks of identical calls."""
     for k_r, k_o in columns:
-        r_calls, o_calls = calls_before(r, k_r), calls_before(o, k_o)
+        r_calls, o_calls = _calls_before(r, k_r), _calls_before(o, k_o)
         for c_r, c_o in zip(r_calls, o_calls):
             tr, to = r.turns[c_r], o.turns[c_o]
             if tr.gold == to.gold:
                 got["calls"] += 1
-                compare_blocks(c_o, c_r)
+                _compare_blocks(i, o, r, c_o, c_r, tally, facts, got)
                 continue
             notes, dropped = _slot_diffs(to.gold, tr.gold)
             tally.add(SLOT_DROPPED if dropped else SLOT_DIFFERS, i, to.line, tr.line,
@@ -184,13 +192,16 @@ def _compare_pair(i: int, o: View, r: View, tally: _Tally, facts: dict, got: dic
         for c_r in r_calls[len(o_calls):]:
             tr = r.turns[c_r]
             after = r.turns[c_r + 1].gold if c_r + 1 < len(r.turns) else "the end"
-            tally.add(CALL_MISSING, i, line_of(o, k_o if k_o is not None else len(o.turns)), tr.line,
+            tally.add(CALL_MISSING, i, _line_of(o, k_o if k_o is not None else len(o.turns)), tr.line,
                       f"ref has {_q(tr.gold)} (before {_q(after)}), ours none")
         for c_o in o_calls[len(r_calls):]:
             to = o.turns[c_o]
-            tally.add(EXTRA_CALL, i, to.line, line_of(r, k_r if k_r is not None else len(r.turns)),
+            tally.add(EXTRA_CALL, i, to.line, _line_of(r, k_r if k_r is not None else len(r.turns)),
                       f"ours has {_q(to.gold)}, ref none")
 
+
+def _compare_users(i: int, o: View, r: View, tally: _Tally) -> None:
+    """Align and compare the user utterances."""
     users = difflib.SequenceMatcher(None, r.users, o.users, autojunk=False)
     for op, r1, r2, o1, o2 in users.get_opcodes():
         if op == "equal":
@@ -208,6 +219,15 @@ def _compare_pair(i: int, o: View, r: View, tally: _Tally, facts: dict, got: dic
             text = f"ours {ours_text}, ref {ref_text}"
         tally.add(USER_DIFFERS, i, ours_line, ref_line, text, n)
 
+
+def _compare_pair(i: int, o: View, r: View, tally: _Tally, facts: dict, got: dict) -> None:
+    """Compare two dialogs that are the same call; add to ``got`` (matched counts)."""
+    before = sum(tally.counts.values())
+    # System turns first: calls are measured on their own, and an extra or missing call
+    # must not pull a system turn out of line.
+    columns = _compare_system_turns(i, o, r, tally, got)
+    _compare_calls(i, o, r, columns, tally, facts, got)
+    _compare_users(i, o, r, tally)
     if len(o.turns) != len(r.turns):
         tally.add(LENGTH_DIFFERS, i, o.start, r.start,
                   f"ours {len(o.turns)} exchanges, ref {len(r.turns)}")
@@ -225,73 +245,67 @@ def _same_call(o: View, r: View) -> bool:
     return difflib.SequenceMatcher(None, r.users, o.users, autojunk=False).ratio() >= SAME_CALL_RATIO
 
 
-def compare_views(ours: list[View], ref: list[View], *, ours_path: str = "ours", ref_path: str = "ref",
-                  kb_facts: dict | None = None, kb_path: str | None = None,
-                  sessions: tuple[str, ...] = (), manifest_path: str | None = None) -> CompareReport:
-    tally = _Tally(sessions)
-    facts = {"ours": file_facts(ours), "ref": file_facts(ref)}
-    if kb_facts is not None:
-        facts["kb"] = kb_facts
-    got = {"calls": 0, "system": 0, "blocks": 0}
-    identical = same_position = 0
-    lost = {"system": 0, "calls": 0}   # ref turns in dialogs missing or misaligned
-    differing: list[DiffSite] = []
-    ours_index: dict[tuple, int] = {}
-    for k, v in enumerate(ours):
-        ours_index.setdefault(v.users, k)
-    present = sum(1 for k, r in enumerate(ref)
-                  if r.users in ours_index or (k < len(ours) and _same_call(ours[k], r)))
+class _Walk:
+    """What the walk over the dialogs by position counts, beside the tally."""
 
+    def __init__(self):
+        self.identical = 0
+        self.same_position = 0
+        self.got = {"calls": 0, "system": 0, "blocks": 0}
+        self.lost = {"system": 0, "calls": 0}   # ref turns in dialogs missing or misaligned
+        self.differing: list[DiffSite] = []
+
+
+def _walk(ours: list[View], ref: list[View], ours_index: dict[tuple, int], tally: _Tally, facts: dict) -> _Walk:
+    """Compare the dialogs at each position."""
+    walk = _Walk()
+    got = walk.got
     for k in range(max(len(ours), len(ref))):
         o = ours[k] if k < len(ours) else None
         r = ref[k] if k < len(ref) else None
         if o is not None and r is not None and o.normal == r.normal:
-            identical += 1
-            same_position += 1
+            walk.identical += 1
+            walk.same_position += 1
             got["calls"] += sum(t.is_call for t in r.turns)
             got["system"] += sum(not t.is_call for t in r.turns)
             got["blocks"] += sum(t.is_call for t in r.turns)
             continue
-        differing.append(DiffSite(k + 1, o, r, tally.session(k)))
+        walk.differing.append(DiffSite(k + 1, o, r, tally.session(k)))
         if r is not None and (o is None or not _same_call(o, r)):
-            lost["calls"] += sum(t.is_call for t in r.turns)
-            lost["system"] += sum(not t.is_call for t in r.turns)
+            walk.lost["calls"] += sum(t.is_call for t in r.turns)
+            walk.lost["system"] += sum(not t.is_call for t in r.turns)
         if o is None:
             tally.add(DIALOG_MISSING, k, None, r.start, f"ref dialog {k + 1} has no counterpart in ours")
         elif r is None:
             tally.add(EXTRA_DIALOG, k, o.start, None, f"ours dialog {k + 1} has no counterpart in ref")
         elif not _same_call(o, r):
-            elsewhere = ours_index.get(r.users)
-            where = f"ours has it at position {elsewhere + 1}" if elsewhere is not None else "not found in ours"
-            first = next((u for u in o.users if u != SILENCE), "")
-            ref_first = next((u for u in r.users if u != SILENCE), "")
-            tally.add(MISALIGNED, k, o.start, r.start,
-                      f"ours starts {_q(first)}, ref starts {_q(ref_first)}; ref's call: {where}")
+            _misaligned(k, o, r, ours_index, tally)
         else:
-            same_position += 1
+            walk.same_position += 1
             _compare_pair(k, o, r, tally, facts, got)
+    return walk
 
+
+def _misaligned(k: int, o: View, r: View, ours_index: dict[tuple, int], tally: _Tally) -> None:
+    """Two dialogs at the same position that are not the same call."""
+    elsewhere = ours_index.get(r.users)
+    where = f"ours has it at position {elsewhere + 1}" if elsewhere is not None else "not found in ours"
+    first = next((u for u in o.users if u != SILENCE), "")
+    ref_first = next((u for u in r.users if u != SILENCE), "")
+    tally.add(MISALIGNED, k, o.start, r.start,
+              f"ours starts {_q(first)}, ref starts {_q(ref_first)}; ref's call: {where}")
+
+
+def _accounting(ref: list[View], walk: _Walk, tally: _Tally) -> tuple[Accounting, ...]:
+    """Each measure's gap, by the kinds of difference that make it up."""
+    got, lost, c = walk.got, walk.lost, tally.counts
     ref_calls = sum(t.is_call for v in ref for t in v.turns)
     ref_system = sum(not t.is_call for v in ref for t in v.turns)
-    ours_good, ours_offers = rating_consistency(v.dialog for v in ours)
-    ref_good, ref_offers = rating_consistency(v.dialog for v in ref)
-    blocks_total = got["calls"]
-    measures = (
-        Measure("dialogs", "dialogs identical", identical, len(ref)),
-        Measure("system_turns", "system turns identical", got["system"], ref_system),
-        Measure("api_calls", "api_call lines identical", got["calls"], ref_calls),
-        Measure("result_blocks", "result blocks identical (of identical calls)", got["blocks"], blocks_total),
-        Measure("split", "ref dialogs present in ours", present, len(ref)),
-        Measure("order", "same call at the same position", same_position, len(ref)),
-        Measure("rating_ours", "offers to the highest rated, ours", ours_good, ours_offers),
-        Measure("rating_ref", "offers to the highest rated, ref", ref_good, ref_offers),
-    )
-    c = tally.counts
     aligned_differing = len({d for kind in DIFFERENCE_KINDS for d in tally.dialogs[kind]}
                             - tally.dialogs[MISALIGNED] - tally.dialogs[DIALOG_MISSING]
                             - tally.dialogs[EXTRA_DIALOG])
-    accounting = (
-        Accounting("dialogs", len(ref) - identical,
+    return (
+        Accounting("dialogs", len(ref) - walk.identical,
                    (("dialogs with differences", aligned_differing), (MISALIGNED, c[MISALIGNED]),
                     (DIALOG_MISSING, c[DIALOG_MISSING]))),
         Accounting("system_turns", ref_system - got["system"],
@@ -300,11 +314,47 @@ def compare_views(ours: list[View], ref: list[View], *, ours_path: str = "ours",
         Accounting("api_calls", ref_calls - got["calls"],
                    ((CALL_MISSING, c[CALL_MISSING]), (SLOT_DROPPED, c[SLOT_DROPPED]),
                     (SLOT_DIFFERS, c[SLOT_DIFFERS]), ("in misaligned or missing dialogs", lost["calls"]))),
-        Accounting("result_blocks", blocks_total - got["blocks"], ((RESULTS_DIFFER, c[RESULTS_DIFFER]),)),
+        Accounting("result_blocks", got["calls"] - got["blocks"], ((RESULTS_DIFFER, c[RESULTS_DIFFER]),)),
     )
+
+
+def _measures(ours: list[View], ref: list[View], walk: _Walk, present: int) -> tuple[Measure, ...]:
+    got = walk.got
+    ref_calls = sum(t.is_call for v in ref for t in v.turns)
+    ref_system = sum(not t.is_call for v in ref for t in v.turns)
+    ours_good, ours_offers = rating_consistency(v.dialog for v in ours)
+    ref_good, ref_offers = rating_consistency(v.dialog for v in ref)
+    return (
+        Measure("dialogs", "dialogs identical", walk.identical, len(ref)),
+        Measure("system_turns", "system turns identical", got["system"], ref_system),
+        Measure("api_calls", "api_call lines identical", got["calls"], ref_calls),
+        Measure("result_blocks", "result blocks identical (of identical calls)", got["blocks"], got["calls"]),
+        Measure("split", "ref dialogs present in ours", present, len(ref)),
+        Measure("order", "same call at the same position", walk.same_position, len(ref)),
+        Measure("rating_ours", "offers to the highest rated, ours", ours_good, ours_offers),
+        Measure("rating_ref", "offers to the highest rated, ref", ref_good, ref_offers),
+    )
+
+
+def compare_views(ours: list[View], ref: list[View], *, ours_path: str = "ours", ref_path: str = "ref",
+                  kb_facts: dict | None = None, kb_path: str | None = None,
+                  sessions: tuple[str, ...] = (), manifest_path: str | None = None) -> CompareReport:
+    tally = _Tally(sessions)
+    facts = {"ours": file_facts(ours), "ref": file_facts(ref)}
+    if kb_facts is not None:
+        facts["kb"] = kb_facts
+    ours_index: dict[tuple, int] = {}
+    for k, v in enumerate(ours):
+        ours_index.setdefault(v.users, k)
+    present = sum(1 for k, r in enumerate(ref)
+                  if r.users in ours_index or (k < len(ours) and _same_call(ours[k], r)))
+    walk = _walk(ours, ref, ours_index, tally, facts)
+    measures = _measures(ours, ref, walk, present)
+    accounting = _accounting(ref, walk, tally)
+    c = tally.counts
     kinds = tuple(DifferenceKind(k, c[k], len(tally.dialogs[k]), tuple(tally.examples[k])) for k in DIFFERENCE_KINDS)
     return CompareReport(ours_path, ref_path, len(ours), len(ref), kb_path, manifest_path,
-                         measures, kinds, accounting, tuple(differing))
+                         measures, kinds, accounting, tuple(walk.differing))
 
 
 def compare_files(ours: str | os.PathLike, ref: str | os.PathLike, kb: str | os.PathLike | None = None,

@@ -29,107 +29,143 @@ class System:
     ranks: tuple | None
 
 
-def _load(path: str, name: str, args, turns) -> System:
+@dataclass(frozen=True)
+class _ScoreOptions:
+    """``dstc2conv score``'s options."""
+    files: tuple[str, ...]          # PREDS REF, or REF alone with --system
+    system: tuple[str, ...]         # each --system NAME=PREDS
+    metrics: str | None
+    match: str
+    kb: str | None
+    candidates: str | None
+    dstc6: str | None
+    turns: str | None
+    list_metrics: bool
+    markdown: bool
+    json: bool
+    manifest: str | None
+    compare: str | None
+    flips: int | None
+    bootstrap: int | None
+    seed: int | None
+
+
+def _load(path: str, name: str, options: _ScoreOptions, ref: str, turns, samples) -> System:
     """A system's predictions, of the kind the file holds."""
     from . import responses as r
     from .rankings import check_candidates, gold_rank, looks_ranked, read_rankings
 
-    if args.dstc6 is not None:
+    if options.dstc6 is not None:
         from ..exports.dstc6 import read_results
-        results = read_results(path, args.samples)
+        results = read_results(path, samples)
         return System(name, path, "dstc6", tuple(ranked[0] if ranked else "" for ranked, _ in results),
                       tuple(rank for _, rank in results))
     if looks_ranked(path):
         rankings = read_rankings(path)
-        r.check_count(path, rankings, args.ref, turns)
-        if args.candidates is not None:
+        r.check_count(path, rankings, ref, turns)
+        if options.candidates is not None:
             from ..task6.candidates import read_candidates
-            check_candidates(path, rankings, read_candidates(args.candidates), args.candidates)
+            check_candidates(path, rankings, read_candidates(options.candidates), options.candidates)
         return System(name, path, "ranking", tuple(ranked[0] for ranked in rankings),
                       tuple(gold_rank(ranked, t.gold) for ranked, t in zip(rankings, turns)))
     predictions = r.read_predictions(path)
-    r.check_count(path, predictions, args.ref, turns)
+    r.check_count(path, predictions, ref, turns)
     return System(name, path, "text", predictions, None)
 
 
-def _parse_systems(args) -> list[tuple[str, str]]:
-    if args.list_metrics:
-        return []
-    if args.system:
-        if len(args.files) != 1:
+def _parse_systems(options: _ScoreOptions) -> tuple[str, list[tuple[str, str]]]:
+    """REF, and (name, PREDS) of each system."""
+    if options.system:
+        if len(options.files) != 1:
             raise Dstc2ConvError("with --system NAME=PREDS, give REF alone: dstc2conv score REF --system A=PREDS ...")
-        if args.compare is not None:
+        if options.compare is not None:
             raise Dstc2ConvError("--compare is for one PREDS: with --system, every system is compared with the first")
-        args.ref = args.files[0]
         out = []
-        for given in args.system:
+        for given in options.system:
             name, sep, path = given.partition("=")
             if not sep or not name or not path:
                 raise Dstc2ConvError(f"--system {given!r}: give NAME=PREDS")
             if name in (n for n, _ in out):
                 raise Dstc2ConvError(f"--system {name}: the name is given twice")
             out.append((name, path))
-        return out
-    if len(args.files) != 2:
+        return options.files[0], out
+    if len(options.files) != 2:
         raise Dstc2ConvError("give PREDS and REF (or REF and --system NAME=PREDS ...)")
-    args.preds, args.ref = args.files
-    return [("PREDS", args.preds)] + ([("PREDS2", args.compare)] if args.compare is not None else [])
+    preds, ref = options.files
+    return ref, [("PREDS", preds)] + ([("PREDS2", options.compare)] if options.compare is not None else [])
 
 
 def _cmd_score(args) -> int:
-    from ..files import check_writable, sha256_file
+    options = _ScoreOptions(
+        files=tuple(args.files), system=tuple(args.system or ()), metrics=args.metrics, match=args.match,
+        kb=args.kb, candidates=args.candidates, dstc6=args.dstc6, turns=args.turns, list_metrics=args.list_metrics,
+        markdown=args.markdown, json=args.json, manifest=args.manifest, compare=args.compare, flips=args.flips,
+        bootstrap=args.bootstrap, seed=args.seed)
+    if options.list_metrics:
+        from . import metrics as m
+
+        print(m.docs_table() if options.markdown else m.text_table())
+        return 0
+    if options.markdown:
+        raise Dstc2ConvError("--markdown is for --list-metrics")
+    _score(options)
+    return 0
+
+
+def _score(options: _ScoreOptions) -> None:
+    from ..files import sha256_file
     from ..task6.format import read_dialogs
     from ..task6.turns import turns_of
     from . import metrics as m
     from .entities import find_kb
+    from .published import published
     from .sessions import read_sessions
 
-    if args.list_metrics:
-        print(m.docs_table() if args.markdown else m.text_table())
-        return 0
-    if args.markdown:
-        raise Dstc2ConvError("--markdown is for --list-metrics")
-    given = _parse_systems(args)
-    several = bool(args.system)
-    if args.compare is None and not several and (args.bootstrap, args.seed, args.flips) != (None, None, None):
-        raise Dstc2ConvError("--bootstrap, --seed and --flips are for --compare PREDS2")
-    if several and args.flips is not None:
-        raise Dstc2ConvError("--flips is for --compare PREDS2")
-    if args.turns is not None:
-        check_writable(args.turns, (args.ref, args.kb, args.manifest, args.dstc6, args.candidates,
-                                    *(p for _, p in given)))
-        if os.path.splitext(args.turns)[1].lower() not in (".jsonl", ".csv"):
-            raise Dstc2ConvError("--turns: give a file ending .jsonl (JSON lines) or .csv", args.turns)
-    dialogs = read_dialogs(args.ref)
+    ref, given = _parse_systems(options)
+    several = bool(options.system)
+    _check_flags(options, ref, given)
+    dialogs = read_dialogs(ref)
     turns = turns_of(dialogs)
     if not turns:
-        raise Dstc2ConvError("no bot turns", args.ref)
-    args.samples = None
-    if args.dstc6 is not None:
-        args.samples = _samples(args.dstc6, turns)
-    systems = [_load(path, name, args, turns) for name, path in given]
-    if args.candidates is not None:
+        raise Dstc2ConvError("no bot turns", ref)
+    samples = _samples(options.dstc6, turns) if options.dstc6 is not None else None
+    systems = [_load(path, name, options, ref, turns, samples) for name, path in given]
+    if options.candidates is not None:
         from ..task6.candidates import coverage_note
-        found = coverage_note(args.candidates)
+        found = coverage_note(options.candidates)
         if found:
             print(f"dstc2conv: note: {found}", file=sys.stderr)
-    sessions = read_sessions(args.ref, len(dialogs), args.manifest)
-    kb = find_kb(args.kb, args.ref, sessions)
-    names = m.choose(args.metrics, [s.kind for s in systems], kb is not None)
-    scored = [m.compute(m.Inputs(tuple(turns), s.predictions, s.kind, s.ranks, args.match, kb),
+    sessions = read_sessions(ref, len(dialogs), options.manifest)
+    kb = find_kb(options.kb, ref, sessions)
+    names = m.choose(options.metrics, [s.kind for s in systems], kb is not None)
+    scored = [m.compute(m.Inputs(tuple(turns), s.predictions, s.kind, s.ranks, options.match, kb),
                         m.applicable(names, s.kind)) for s in systems]
     for system, s in zip(systems, scored):
         _say_normalisation(system.path, m.normalisation_only(s.inputs, s.outcomes))
-    data_sha = sha256_file(args.ref)
+    data_sha = sha256_file(ref)
     sig = m.signature(data_sha, [], scored[0].inputs, names)
-    if args.turns is not None:
-        _write_turns(args.turns, systems, scored, sessions, several)
-    from .published import published
+    if options.turns is not None:
+        _write_turns(options.turns, systems, scored, sessions, several)
     if several:
-        _print_table(args, systems, scored, names, sig, published(data_sha), sessions)
-        return 0
-    _print_one(args, systems, scored, sig, sessions, published(data_sha))
-    return 0
+        _print_table(options, ref, systems, scored, names, sig, published(data_sha), sessions)
+    else:
+        _print_one(options, ref, systems, scored, sig, sessions, published(data_sha))
+
+
+def _check_flags(options: _ScoreOptions, ref: str, given: list[tuple[str, str]]) -> None:
+    """Refuse the options that do not go together; check that --turns can be written."""
+    from ..files import check_writable
+
+    several = bool(options.system)
+    if options.compare is None and not several and (options.bootstrap, options.seed, options.flips) != (None, None, None):
+        raise Dstc2ConvError("--bootstrap, --seed and --flips are for --compare PREDS2")
+    if several and options.flips is not None:
+        raise Dstc2ConvError("--flips is for --compare PREDS2")
+    if options.turns is not None:
+        check_writable(options.turns, (ref, options.kb, options.manifest, options.dstc6, options.candidates,
+                                       *(p for _, p in given)))
+        if os.path.splitext(options.turns)[1].lower() not in (".jsonl", ".csv"):
+            raise Dstc2ConvError("--turns: give a file ending .jsonl (JSON lines) or .csv", options.turns)
 
 
 def _say_normalisation(path: str, count: int) -> None:
@@ -176,47 +212,63 @@ def _summary(scored, turns, sessions) -> dict:
             "by_kind": r.by_kind(outcomes, turns) if has_accuracy else None}
 
 
-def _print_one(args, systems, scored, sig, sessions, known=None) -> None:
-    from . import responses as r
+def _print_one(options: _ScoreOptions, ref: str, systems, scored, sig, sessions, known=None) -> None:
     from . import score_output as out
 
     turns = scored[0].inputs.turns
     first = _summary(scored[0], turns, sessions)
-    compared = None
-    if len(systems) == 2:
-        second = _summary(scored[1], turns, sessions)
-        comparison = r.paired(first["outcomes"], second["outcomes"], turns, args.bootstrap or RESAMPLES,
-                              args.seed or 0)
-        flips = _flips(comparison, turns, systems[0].predictions, systems[1].predictions,
-                       FLIPS if args.flips is None else args.flips)
-        compared = (second, comparison, flips)
-    if args.json:
-        result = _as_dict(first, sig)
-        if compared:
-            second, comparison, flips = compared
-            result["compare"] = {"file": args.compare, **_as_dict(second, sig), "difference": comparison.difference,
-                                 "bootstrap": comparison.bootstrap.to_dict(),
-                                 "flipped_right": len(comparison.flipped_right),
-                                 "flipped_wrong": len(comparison.flipped_wrong), "flips": flips}
-            del result["compare"]["signature"]
-        if known:
-            from .published import as_dict
-            result.update(as_dict(known))
-        print(json.dumps(result, indent=2))
+    compared = _compared(options, systems, scored, turns, sessions, first) if len(systems) == 2 else None
+    if options.json:
+        print(json.dumps(_one_as_dict(options.compare, first, compared, sig, known), indent=2))
         return
     print("\n".join(out.score_lines(first["figures"], sig, first["by_system"])))
     if known:
-        print(f"{'note':<22} {_ref_note(args.ref, known, sessions)}")
+        print(f"{'note':<22} {_ref_note(ref, known, sessions)}")
     if not compared:
         if first["by_kind"] is not None:
             print()
             print(_kinds_table([first["by_kind"]], first["figures"]["accuracy"]))
-        _print_reported(known)
-        return
+    else:
+        _print_compared(options.compare, first, compared, sig, turns)
+    _print_reported(known)
+
+
+def _compared(options: _ScoreOptions, systems, scored, turns, sessions, first: dict) -> tuple:
+    """PREDS2's summary, its paired comparison with PREDS, and the turns that flipped."""
+    from . import responses as r
+
+    second = _summary(scored[1], turns, sessions)
+    comparison = r.paired(first["outcomes"], second["outcomes"], turns, options.bootstrap or RESAMPLES,
+                          options.seed or 0)
+    flips = _flips(comparison, turns, systems[0].predictions, systems[1].predictions,
+                   FLIPS if options.flips is None else options.flips)
+    return second, comparison, flips
+
+
+def _one_as_dict(compare: str | None, first: dict, compared: tuple | None, sig: str, known) -> dict:
+    """The JSON object of the score of PREDS (and its comparison with PREDS2)."""
+    result = _as_dict(first, sig)
+    if compared:
+        second, comparison, flips = compared
+        result["compare"] = {"file": compare, **_as_dict(second, sig), "difference": comparison.difference,
+                             "bootstrap": comparison.bootstrap.to_dict(),
+                             "flipped_right": len(comparison.flipped_right),
+                             "flipped_wrong": len(comparison.flipped_wrong), "flips": flips}
+        del result["compare"]["signature"]
+    if known:
+        from .published import as_dict
+        result.update(as_dict(known))
+    return result
+
+
+def _print_compared(compare: str, first: dict, compared: tuple, sig: str, turns) -> None:
+    """PREDS2's score, the difference with PREDS and the turns that flipped."""
+    from . import score_output as out
+
     second, comparison, flips = compared
     boot = comparison.bootstrap
     print()
-    print(f"PREDS2                 {args.compare}")
+    print(f"PREDS2                 {compare}")
     lines = out.score_lines(second["figures"], sig, second["by_system"])
     print("\n".join(line for line in lines if not line.startswith("signature ")))
     if first["by_kind"] is not None:
@@ -237,7 +289,6 @@ def _print_one(args, systems, scored, sig, sessions, known=None) -> None:
                   f"PREDS: {f['preds']!r}  PREDS2: {f['preds2']!r}")
         if len(total) > len(flips[key]):
             print(f"  ... and {len(total) - len(flips[key])} more {label} (--flips N shows more)")
-    _print_reported(known)
 
 
 def _as_dict(summary: dict, sig: str) -> dict:
@@ -307,7 +358,7 @@ def _cell(metric: str, value):
     return Plain(value) if metric == "bleu" else Fixed(value)
 
 
-def _print_table(args, systems, scored, names, sig, known, sessions) -> None:
+def _print_table(options: _ScoreOptions, ref: str, systems, scored, names, sig, known, sessions) -> None:
     from . import responses as r
     from .tables import Signed, Table, as_text, percent
 
@@ -322,7 +373,7 @@ def _print_table(args, systems, scored, names, sig, known, sessions) -> None:
             if s is scored[0]:
                 row += [None, None]
             else:
-                comparison = r.paired(first, s.outcomes, turns, args.bootstrap or RESAMPLES, args.seed or 0)
+                comparison = r.paired(first, s.outcomes, turns, options.bootstrap or RESAMPLES, options.seed or 0)
                 comparisons[system.name] = comparison
                 boot = comparison.bootstrap
                 row += [Signed(comparison.difference), f"[{percent(boot.low, signed=True)}, {percent(boot.high, signed=True)}]"]
@@ -330,9 +381,9 @@ def _print_table(args, systems, scored, names, sig, known, sessions) -> None:
     head = ("system",) + tuple(c for c, _, _ in columns)
     if len(systems) > 1:
         head += (f"vs {systems[0].name}", "95% interval")
-    note = _ref_note(args.ref, known, sessions)
-    if args.json:
-        result = {"ref": args.ref, "published": known[0] if known else None, "signature": sig,
+    note = _ref_note(ref, known, sessions)
+    if options.json:
+        result = {"ref": ref, "published": known[0] if known else None, "signature": sig,
                   "systems": {s.name: {"file": s.path, **{k: v for k, v in sc.figures.items()}} for s, sc
                               in zip(systems, scored)}}
         for name, comparison in comparisons.items():
@@ -345,7 +396,7 @@ def _print_table(args, systems, scored, names, sig, known, sessions) -> None:
             result["note"] = note
         print(json.dumps(result, indent=2))
         return
-    print(f"{'REF':<22} {args.ref}")
+    print(f"{'REF':<22} {ref}")
     print(f"{'signature':<22} {sig}")
     if note:
         print(f"{'note':<22} {note}")

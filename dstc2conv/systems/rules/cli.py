@@ -34,19 +34,28 @@ def default_rules() -> str:
     return str(resources.files("dstc2conv.rulefiles") / "dstc2.yaml")
 
 
-def _load(args):
+@dataclass(frozen=True)
+class _Files:
+    """What the rule commands that read a rule file and a task-6 file share: --rules,
+    --data, --quiet."""
+    rules: str
+    data: str
+    quiet: bool
+
+
+def _load(options: _Files):
     from ...task6.turns import read_turns
     from .ruleset import load_rules
 
-    ruleset = load_rules(args.rules)
-    turns = read_turns(args.data) if getattr(args, "data", None) else None
+    ruleset = load_rules(options.rules)
+    turns = read_turns(options.data) if options.data else None
     return ruleset, turns
 
 
 NO_MANIFEST = "none"    # --manifest none: no manifest, not even the one beside the data
 
 
-def _load_systems(args, needed: bool = False):
+def _load_systems(options: _TuneOptions | _ReportOptions, needed: bool = False):
     """``_load``, and the dialog system of each dialog (``Sessions``) from the build's
     manifest (--manifest, else manifest.json beside the data if it lists the file), or
     None without one (or with --manifest none); a manifest that does not fit the file is
@@ -55,23 +64,23 @@ def _load_systems(args, needed: bool = False):
     from ...task6.turns import read_file
     from .ruleset import load_rules
 
-    ruleset = load_rules(args.rules)
-    dialogs, turns = read_file(args.data)
-    if args.manifest == NO_MANIFEST:
+    ruleset = load_rules(options.rules)
+    dialogs, turns = read_file(options.data)
+    if options.manifest == NO_MANIFEST:
         return ruleset, turns, None
     try:
-        sessions = read_sessions(args.data, len(dialogs), args.manifest)
+        sessions = read_sessions(options.data, len(dialogs), options.manifest)
     except Dstc2ConvError as exc:
-        if args.manifest is not None or needed:
+        if options.manifest is not None or needed:
             raise
         # the manifest beside the data, not asked for: say how to do without it
         raise Dstc2ConvError(f"{exc.message} (--manifest {NO_MANIFEST} ignores it)", exc.path, exc.line) from None
     return ruleset, turns, sessions
 
 
-def _say(args, message: str) -> None:
+def _say(options: _Files, message: str) -> None:
     """A note on stderr, unless --quiet."""
-    if not args.quiet:
+    if not options.quiet:
         print(f"dstc2conv: {message}", file=sys.stderr)
 
 
@@ -125,58 +134,74 @@ class _Baseline:
     scored: Scored
 
 
+@dataclass(frozen=True)
+class _ScoreOptions(_Files):
+    """``rules score``'s options."""
+    json: bool
+    against: str | None
+    save: str | None
+    flips: int
+    context: int
+    watch: bool
+    no_history: bool
+    history_dir: str | None
+    manifest: str | None
+    chooser: str | None
+
+
 def _cmd_score(args) -> int:
+    options = _ScoreOptions(rules=args.rules, data=args.data, quiet=args.quiet, json=args.json,
+                            against=args.against, save=args.save, flips=args.flips, context=args.context,
+                            watch=args.watch, no_history=args.no_history, history_dir=args.history_dir,
+                            manifest=args.manifest, chooser=args.chooser)
+    _score_flags(options)
+    if options.chooser:
+        return _score_chosen(options)
+    return _score(options)
+
+
+def _score(options: _ScoreOptions) -> int:
     from ...evaluate.sessions import read_sessions
     from ...files import sha256_file
     from ...task6.turns import read_file
     from .history import History, history_path
     from .ruleset import load_rules
 
-    _score_flags(args)
-    if getattr(args, "chooser", None):
-        return _score_chosen(args)
-    ruleset = load_rules(args.rules)
-    dialogs, turns = read_file(args.data)
-    sessions = _sessions(args, len(dialogs), read_sessions)
-    history = None if args.no_history else History(history_path(args.data, args.history_dir), args.data)
-    setup = _Scoring(args.data, sha256_file(args.data), dialogs, turns, sessions.systems if sessions else None, history)
-    baseline = _baseline(args, setup, ruleset)
-    args.watched_ontology = ruleset.ontology_file
-    if args.watch:
-        from .watch import watch
-
-        _rescore(args, setup, ruleset, baseline)
-        _say(args, f"watching {args.rules} and its ontology for saves (Ctrl-C ends)")
-        try:
-            watch(args.rules, lambda: _rescore_saved(args, setup, baseline), lambda: _watched(args))
-        except KeyboardInterrupt:
-            pass       # the way a watch ends: quietly, exit 0
+    ruleset = load_rules(options.rules)
+    dialogs, turns = read_file(options.data)
+    sessions = _sessions(options, len(dialogs), read_sessions)
+    history = None if options.no_history else History(history_path(options.data, options.history_dir), options.data)
+    setup = _Scoring(options.data, sha256_file(options.data), dialogs, turns, sessions.systems if sessions else None,
+                     history)
+    baseline = _baseline(options, setup, ruleset)
+    if options.watch:
+        _watch(options, setup, ruleset, baseline)
         return 0
-    _rescore(args, setup, ruleset, baseline, pin=args.save)
+    _rescore(options, setup, ruleset, baseline, pin=options.save)
     return 0
 
 
-def _score_flags(args) -> None:
-    if args.no_history and (args.save or args.against in ("last", "best")):
-        raise Dstc2ConvError(f"{'--save' if args.save else '--against ' + args.against} needs the score history "
-                             "(not --no-history)")
-    if args.watch and (args.json or args.save):
-        raise Dstc2ConvError(f"--watch prints text after each save: {'--json' if args.json else '--save'} is for "
-                             "one scoring")
-    if args.save:
+def _score_flags(options: _ScoreOptions) -> None:
+    if options.no_history and (options.save or options.against in ("last", "best")):
+        raise Dstc2ConvError(f"{'--save' if options.save else '--against ' + options.against} needs the score "
+                             "history (not --no-history)")
+    if options.watch and (options.json or options.save):
+        raise Dstc2ConvError(f"--watch prints text after each save: {'--json' if options.json else '--save'} is "
+                             "for one scoring")
+    if options.save:
         from .history import check_name
 
-        check_name(args.save)
+        check_name(options.save)
 
 
-def _sessions(args, dialogs: int, read_sessions):
+def _sessions(options: _ScoreOptions, dialogs: int, read_sessions):
     """The sessions of the data's dialogs from the manifest, or None (see _load_systems)."""
-    if args.manifest == NO_MANIFEST:
+    if options.manifest == NO_MANIFEST:
         return None
     try:
-        return read_sessions(args.data, dialogs, args.manifest)
+        return read_sessions(options.data, dialogs, options.manifest)
     except Dstc2ConvError as exc:
-        if args.manifest is not None:
+        if options.manifest is not None:
             raise
         raise Dstc2ConvError(f"{exc.message} (--manifest {NO_MANIFEST} ignores it)", exc.path, exc.line) from None
 
@@ -204,29 +229,29 @@ def _score_of(ruleset, setup: _Scoring, scored: Scored) -> Score:
     return score(scored.results, setup.turns, signature(setup.data_sha, f"rules:{ruleset.sha256[:12]}"))
 
 
-def _baseline(args, setup: _Scoring, ruleset) -> _Baseline | None:
+def _baseline(options: _ScoreOptions, setup: _Scoring, ruleset) -> _Baseline | None:
     """What --against names, scored on the data (None: nothing to compare with, said on stderr)."""
     from .ruleset import load_rules
 
-    against, history = args.against, setup.history
+    against, history = options.against, setup.history
     if against in (None, "last", "best"):
         if history is None:
             return None
         find = history.best_other(ruleset.sha256, setup.data_sha) if against == "best" else \
-            history.last_other(args.rules, ruleset.sha256, setup.data_sha)
+            history.last_other(options.rules, ruleset.sha256, setup.data_sha)
         if find is None:
             what = ("no scoring of other rules on this data is kept" if against == "best" else
                     "no earlier scoring of other rules in this rule file on this data")
             if history.changed_data(setup.data_sha):
                 what = "the data file changed since the last score"
             if against is None:
-                _say(args, f"{what}: nothing to compare with (--against shipped compares with the shipped rules)")
+                _say(options, f"{what}: nothing to compare with (--against shipped compares with the shipped rules)")
                 return None
             raise Dstc2ConvError(f"--against {against}: {what}", setup.data)
         label = against or "last"
         where = "" if against != "best" else f" of {os.path.relpath(find.rules)}"
         scored = history.scored(find, len(setup.turns))
-        _say(args, f"comparing with the scoring{where} of {find.time}")
+        _say(options, f"comparing with the scoring{where} of {find.time}")
         return _Baseline(label, f"{label}: rules:{find.sha256[:12]}{where}", find.to_score(), scored)
     if against == "shipped" or (history is None or against not in history.pinned):
         if against == "shipped":
@@ -248,7 +273,8 @@ def _baseline(args, setup: _Scoring, ruleset) -> _Baseline | None:
                      history.scored(entry, len(setup.turns)))
 
 
-def _rescore(args, setup: _Scoring, ruleset, baseline: _Baseline | None, pin: str | None = None) -> None:
+def _rescore(options: _ScoreOptions, setup: _Scoring, ruleset, baseline: _Baseline | None,
+             pin: str | None = None) -> None:
     """Score the rules, print the score and the change since the baseline, keep it in the history."""
     from ...evaluate.responses import by_system
     from .flips import as_dict, as_text, compare
@@ -259,17 +285,17 @@ def _rescore(args, setup: _Scoring, ruleset, baseline: _Baseline | None, pin: st
     systems = by_system(scored.results, turns, setup.systems) if setup.systems else None
     change = None if baseline is None else compare(baseline.label, baseline.described, baseline.score,
                                                    baseline.scored, predictions, scored.results, turns, setup.systems)
-    _say(args, f"rules {ruleset.path}" + (" (the shipped rules)" if _is_shipped(ruleset.path) else ""))
+    _say(options, f"rules {ruleset.path}" + (" (the shipped rules)" if _is_shipped(ruleset.path) else ""))
     # kept before it is printed: a reader that stops early (| head) leaves the next rescore its baseline
     kept = _keep(setup, ruleset, now, scored, pin)
     more = {}
-    if change is not None and args.json:
-        more["against"] = as_dict(change, now, turns, predictions, args.flips, args.context, setup.dialogs)
-    _print_score(args, now, systems, turns, seconds, more)
-    if change is not None and not args.json:
-        print("\n".join(as_text(change, now, turns, predictions, args.flips, args.context, setup.dialogs)))
+    if change is not None and options.json:
+        more["against"] = as_dict(change, now, turns, predictions, options.flips, options.context, setup.dialogs)
+    _print_score(options, now, systems, turns, seconds, more)
+    if change is not None and not options.json:
+        print("\n".join(as_text(change, now, turns, predictions, options.flips, options.context, setup.dialogs)))
     if kept and pin:
-        _say(args, f"pinned as {pin}: --against {pin} compares with it")
+        _say(options, f"pinned as {pin}: --against {pin} compares with it")
 
 
 def _keep(setup: _Scoring, ruleset, now, scored, pin: str | None) -> bool:
@@ -296,21 +322,41 @@ def _keep(setup: _Scoring, ruleset, now, scored, pin: str | None) -> bool:
     return True
 
 
-def _watched(args) -> list[str]:
-    """The files to watch: the rule file and, once it has loaded, its ontology."""
-    return [args.rules] + ([args.watched_ontology] if getattr(args, "watched_ontology", None) else [])
+def _watch(options: _ScoreOptions, setup: _Scoring, ruleset, baseline: _Baseline | None) -> None:
+    """score --watch: score, then rescore after every save until Ctrl-C."""
+    from .watch import watch
+
+    watched = _Watched(options.rules, ruleset.ontology_file)
+    _rescore(options, setup, ruleset, baseline)
+    _say(options, f"watching {options.rules} and its ontology for saves (Ctrl-C ends)")
+    try:
+        watch(options.rules, lambda: _rescore_saved(options, setup, baseline, watched), watched.files)
+    except KeyboardInterrupt:
+        pass       # the way a watch ends: quietly, exit 0
 
 
-def _rescore_saved(args, setup: _Scoring, baseline: _Baseline | None) -> None:
+class _Watched:
+    """The files to watch: the rule file and, once it has loaded, its ontology (which a
+    save of the rule file may change)."""
+
+    def __init__(self, rules: str, ontology: str | None):
+        self.rules = rules
+        self.ontology = ontology
+
+    def files(self) -> list[str]:
+        return [self.rules] + ([self.ontology] if self.ontology else [])
+
+
+def _rescore_saved(options: _ScoreOptions, setup: _Scoring, baseline: _Baseline | None, watched: _Watched) -> None:
     """After a save: rescore, or print the problems of a file that does not load."""
     from .problems import RuleFileError
     from .ruleset import load_rules
 
     try:
-        ruleset = load_rules(args.rules)
-        args.watched_ontology = ruleset.ontology_file
+        ruleset = load_rules(options.rules)
+        watched.ontology = ruleset.ontology_file
         print()
-        _rescore(args, setup, ruleset, baseline)     # may find a regular expression too slow on the data
+        _rescore(options, setup, ruleset, baseline)     # may find a regular expression too slow on the data
     except RuleFileError as exc:
         for problem in exc.problems:
             print(f"dstc2conv: error: {one_line(str(problem))}", file=sys.stderr)
@@ -319,14 +365,14 @@ def _rescore_saved(args, setup: _Scoring, baseline: _Baseline | None) -> None:
     else:
         sys.stdout.flush()
         return
-    _say(args, "not rescored; watching for the next save")
+    _say(options, "not rescored; watching for the next save")
 
 
-def _print_score(args, now, systems, turns, seconds, more: dict) -> None:
+def _print_score(options: _ScoreOptions, now, systems, turns, seconds, more: dict) -> None:
     """Print the score (and, with --json, the ``more`` keys in the same object)."""
     from ...evaluate.score_output import parts, score_lines
 
-    if args.json:
+    if options.json:
         out = now.to_dict()
         if systems is not None:
             out["by_system"] = parts(systems)
@@ -340,22 +386,30 @@ def _print_score(args, now, systems, turns, seconds, more: dict) -> None:
 INIT_FOLDER = "my-rules"
 
 
+@dataclass(frozen=True)
+class _InitOptions:
+    """``rules init``'s options."""
+    folder: str
+    force: bool
+
+
 def _cmd_init(args) -> int:
     """Copy the shipped rule file and its ontology into a folder, to edit."""
     from importlib import resources
 
+    options = _InitOptions(folder=args.folder, force=args.force)
     shipped = resources.files("dstc2conv.rulefiles")
     names = ("dstc2.yaml", "ontology.yaml")
-    targets = [os.path.join(args.folder, name) for name in names]
+    targets = [os.path.join(options.folder, name) for name in names]
     there = [t for t in targets if os.path.lexists(t)]
-    if there and not args.force:
+    if there and not options.force:
         raise Dstc2ConvError(f"{' and '.join(there)} already there: not overwritten (--force overwrites)")
-    if os.path.exists(args.folder) and not os.path.isdir(args.folder):
-        raise Dstc2ConvError("cannot write the rules: it is a file, not a folder", args.folder)
+    if os.path.exists(options.folder) and not os.path.isdir(options.folder):
+        raise Dstc2ConvError("cannot write the rules: it is a file, not a folder", options.folder)
     try:
-        os.makedirs(args.folder, exist_ok=True)
+        os.makedirs(options.folder, exist_ok=True)
     except OSError as exc:
-        raise Dstc2ConvError(f"cannot create the folder: {exc.strerror}", args.folder) from None
+        raise Dstc2ConvError(f"cannot create the folder: {exc.strerror}", options.folder) from None
     write_files_atomic([(target, (shipped / name).read_bytes()) for name, target in zip(names, targets)])
     for target in targets:
         print(target)
@@ -363,68 +417,109 @@ def _cmd_init(args) -> int:
     return 0
 
 
+@dataclass(frozen=True)
+class _PredictOptions(_Files):
+    """``rules predict``'s options."""
+    out: str
+    chooser: str | None
+
+
 def _cmd_predict(args) -> int:
-    if args.out != "-":
-        check_writable(args.out, (args.data, args.rules))
-    ruleset, turns = _load(args)
-    if args.out != "-":
-        check_writable(args.out)    # nor the ontology the rules name
-    predictions = _chosen(args, ruleset, turns) if args.chooser else _predict(ruleset, turns)
+    options = _PredictOptions(rules=args.rules, data=args.data, quiet=args.quiet, out=args.out, chooser=args.chooser)
+    if options.out != "-":
+        check_writable(options.out, (options.data, options.rules))
+    ruleset, turns = _load(options)
+    if options.out != "-":
+        check_writable(options.out)    # nor the ontology the rules name
+    predictions = _chosen(options, ruleset, turns) if options.chooser else _predict(ruleset, turns)
     text = "".join(p.text.replace("\n", " ") + "\n" for p in predictions)
-    if args.out == "-":
+    if options.out == "-":
         write_stdout(text)
         return 0
-    write_text_atomic(args.out, text)
-    _say(args, f"{count(len(predictions), 'prediction')} written to {args.out}")
+    write_text_atomic(options.out, text)
+    _say(options, f"{count(len(predictions), 'prediction')} written to {options.out}")
     return 0
+
+
+@dataclass(frozen=True)
+class _ReportOptions(_Files):
+    """``rules report``'s options."""
+    format: str
+    out: str | None
+    top: int | None
+    by_system: bool
+    manifest: str | None
+    chooser: str | None
 
 
 def _cmd_report(args) -> int:
     from .engine import Compiled, predict
-    from .report import as_csv, as_markdown, as_text, tables
+    from .report import tables
 
-    to_csv = args.format == "csv"
-    if args.top is not None and args.top < 1:
-        raise Dstc2ConvError(f"--top {args.top}: give 1 or more")
-    if to_csv and args.out is None:
-        raise Dstc2ConvError("--format csv needs --out DIR, the folder for rules.csv, kinds.csv and confusions.csv")
-    if args.out is not None and not to_csv:
-        raise Dstc2ConvError("--out is for --format csv (text and markdown go to stdout)")
-    if args.manifest is not None and not args.by_system:
-        raise Dstc2ConvError("--manifest is for --by-system")
+    options = _ReportOptions(rules=args.rules, data=args.data, quiet=args.quiet, format=args.format, out=args.out,
+                             top=args.top, by_system=args.by_system, manifest=args.manifest, chooser=args.chooser)
+    to_csv = options.format == "csv"
+    _report_flags(options)
     if to_csv:
-        output_folder(args.out, "the CSV files")
+        output_folder(options.out, "the CSV files")
     systems = None
-    if args.by_system:
-        ruleset, turns, sessions = _load_systems(args, needed=True)
+    if options.by_system:
+        ruleset, turns, sessions = _load_systems(options, needed=True)
         if sessions is None:
             raise Dstc2ConvError("--by-system needs the build's manifest.json beside the data file "
-                                 "(listing it), or --manifest FILE", args.data)
-        _say(args, f"dialog systems from {sessions.manifest}")
+                                 "(listing it), or --manifest FILE", options.data)
+        _say(options, f"dialog systems from {sessions.manifest}")
         systems = [sessions.systems[t.dialog] for t in turns]
     else:
-        ruleset, turns = _load(args)
+        ruleset, turns = _load(options)
     compiled = Compiled(ruleset)
-    top = args.top or (None if to_csv else 15)
+    top = options.top or (None if to_csv else 15)
     predictions = predict(compiled, turns)
     sections = tables(predictions, turns, compiled, top=top, systems=systems)
-    if args.chooser:
+    if options.chooser:
         from ..chooser.report import overrides
 
-        sections.insert(0, overrides(predictions, _chosen(args, ruleset, turns), turns, top))
-    if to_csv:
+        sections.insert(0, overrides(predictions, _chosen(options, ruleset, turns), turns, top))
+    _print_report(options, sections)
+    return 0
+
+
+def _report_flags(options: _ReportOptions) -> None:
+    to_csv = options.format == "csv"
+    if options.top is not None and options.top < 1:
+        raise Dstc2ConvError(f"--top {options.top}: give 1 or more")
+    if to_csv and options.out is None:
+        raise Dstc2ConvError("--format csv needs --out DIR, the folder for rules.csv, kinds.csv and confusions.csv")
+    if options.out is not None and not to_csv:
+        raise Dstc2ConvError("--out is for --format csv (text and markdown go to stdout)")
+    if options.manifest is not None and not options.by_system:
+        raise Dstc2ConvError("--manifest is for --by-system")
+
+
+def _print_report(options: _ReportOptions, sections: list) -> None:
+    """The report's tables: on stdout, or one CSV file each in --out (their paths on stdout)."""
+    from .report import as_csv, as_markdown, as_text
+
+    if options.format == "csv":
         from ...builder.output_set import OutputFolder
 
-        with OutputFolder(args.out) as folder:   # all the CSV files, or none (as a build's set)
+        with OutputFolder(options.out) as folder:   # all the CSV files, or none (as a build's set)
             written = folder.commit({f"{table.name}.csv": as_csv(table) for table in sections})
         for path, table in zip(written, sections):
             print(path)
             if table.more:
-                _say(args, f"{path}: {table.more_note()}")
-        return 0
-    write = as_markdown if args.format == "markdown" else as_text
+                _say(options, f"{path}: {table.more_note()}")
+        return
+    write = as_markdown if options.format == "markdown" else as_text
     print("\n\n".join(f"## {table.name}\n\n{write(table)}" for table in sections))
-    return 0
+
+
+@dataclass(frozen=True)
+class _CheckOptions:
+    """``rules check``'s options: the rules are checked on each --data file."""
+    rules: str
+    data: tuple[str, ...]
+    quiet: bool
 
 
 def _cmd_check(args) -> int:
@@ -432,45 +527,48 @@ def _cmd_check(args) -> int:
     from .check import find_problems
     from .ruleset import load_rules
 
-    ruleset = load_rules(args.rules)
-    files = [read_turns(path) for path in args.data or ()]
+    options = _CheckOptions(rules=args.rules, data=tuple(args.data or ()), quiet=args.quiet)
+    ruleset = load_rules(options.rules)
+    files = [read_turns(path) for path in options.data]
     findings = find_problems(ruleset, files) if files else []
-    print(f"{args.rules}: {count(len(ruleset.rules), 'rule')}, {count(len(ruleset.patterns), 'pattern')}: valid")
+    print(f"{options.rules}: {count(len(ruleset.rules), 'rule')}, {count(len(ruleset.patterns), 'pattern')}: valid")
     if files and not findings:
         print(f"every response rule answers some of the {count(sum(map(len, files)), 'bot turn')} of "
-              f"{', '.join(args.data)}")
+              f"{', '.join(options.data)}")
     for finding in findings:
         print(finding)
     return 1 if findings else 0
 
 
+@dataclass(frozen=True)
+class _TuneOptions(_Files):
+    """``rules tune``'s options."""
+    out: str
+    budget: float
+    objective: str
+    force: bool
+    manifest: str | None
+
+
 def _cmd_tune(args) -> int:
-    from ...evaluate.tables import percent
     from .tune import tune, write_tuned
 
-    name = os.path.basename(args.data).lower()
-    if ("tst" in name or "test" in name) and not args.force:
-        raise Dstc2ConvError("refusing to tune on what looks like a test split (use --force to insist)", args.data)
-    check_writable(args.out, (args.data, args.rules, args.manifest))
-    ruleset, turns, sessions = _load_systems(args)
-    check_writable(args.out)    # nor the ontology the rules name, nor the manifest beside the data
-    copy = _ontology_copy(ruleset, args.out)
-    if sessions is not None and not args.force:
-        if sessions.split == "test":
-            raise Dstc2ConvError(f"refusing to tune on a test split: {sessions.manifest} says so "
-                                 "(use --force to insist)", args.data)
-        if "S2" in sessions.systems:
-            raise Dstc2ConvError(f"refusing to tune on dialogs of system S2, the test split's ({sessions.manifest}; "
-                                 "use --force to insist)", args.data)
-    if args.objective != "overall" and sessions is None:
-        raise Dstc2ConvError(f"--objective {args.objective} needs each dialog's system: no manifest.json "
-                             "beside the data lists it; give the build's with --manifest", args.data)
-    what = OBJECTIVES[args.objective]
-    with reporting(notes=not args.quiet):   # tune's progress, when stderr is a terminal
-        tuned = tune(ruleset, turns, budget_seconds=args.budget, systems=sessions.systems if sessions else None,
-                     objective=args.objective)
-    text = write_tuned(read_text(args.rules, "a rule file"), ruleset, tuned)
-    files = [(args.out, text.encode("utf-8"))]
+    options = _TuneOptions(rules=args.rules, data=args.data, quiet=args.quiet, out=args.out, budget=args.budget,
+                           objective=args.objective, force=args.force, manifest=args.manifest)
+    name = os.path.basename(options.data).lower()
+    if ("tst" in name or "test" in name) and not options.force:
+        raise Dstc2ConvError("refusing to tune on what looks like a test split (use --force to insist)",
+                             options.data)
+    check_writable(options.out, (options.data, options.rules, options.manifest))
+    ruleset, turns, sessions = _load_systems(options)
+    check_writable(options.out)    # nor the ontology the rules name, nor the manifest beside the data
+    copy = _ontology_copy(ruleset, options.out)
+    _tune_sessions(options, sessions)
+    with reporting(notes=not options.quiet):   # tune's progress, when stderr is a terminal
+        tuned = tune(ruleset, turns, budget_seconds=options.budget, systems=sessions.systems if sessions else None,
+                     objective=options.objective)
+    text = write_tuned(read_text(options.rules, "a rule file"), ruleset, tuned)
+    files = [(options.out, text.encode("utf-8"))]
     if copy:     # the ontology beside the tuned file, where it looks for it: both written, or neither
         files.append((copy[1], read_bytes(copy[0], "an ontology file")))
         try:
@@ -479,7 +577,28 @@ def _cmd_tune(args) -> int:
             raise Dstc2ConvError(f"cannot create the folder: {exc.strerror}", os.path.dirname(copy[1])) from None
     write_files_atomic(files)
     if copy:
-        _say(args, f"copied the ontology {copy[0]} to {copy[1]}, where the tuned file looks for it")
+        _say(options, f"copied the ontology {copy[0]} to {copy[1]}, where the tuned file looks for it")
+    _print_tuned(tuned, OBJECTIVES[options.objective], options.out)
+    return 0
+
+
+def _tune_sessions(options: _TuneOptions, sessions) -> None:
+    """Refuse the test split's dialogs (unless --force), and an objective by system without the systems."""
+    if sessions is not None and not options.force:
+        if sessions.split == "test":
+            raise Dstc2ConvError(f"refusing to tune on a test split: {sessions.manifest} says so "
+                                 "(use --force to insist)", options.data)
+        if "S2" in sessions.systems:
+            raise Dstc2ConvError(f"refusing to tune on dialogs of system S2, the test split's ({sessions.manifest}; "
+                                 "use --force to insist)", options.data)
+    if options.objective != "overall" and sessions is None:
+        raise Dstc2ConvError(f"--objective {options.objective} needs each dialog's system: no manifest.json "
+                             "beside the data lists it; give the build's with --manifest", options.data)
+
+
+def _print_tuned(tuned, what: str, out: str) -> None:
+    from ...evaluate.tables import percent
+
     print(f"before  {percent(tuned.before)} {what}")
     print(f"after   {percent(tuned.after)} {what}")
     for (system, before), (_, after) in zip(tuned.systems_before, tuned.systems_after):
@@ -490,8 +609,7 @@ def _cmd_tune(args) -> int:
     print(f"changed {count(len(tuned.changes), 'rule')}" + (":" if tuned.changes else ""))
     for change in tuned.changes:
         print(f"  {change}")
-    print(f"written to {args.out}")
-    return 0
+    print(f"written to {out}")
 
 
 def _ontology_copy(ruleset, out_path: str) -> tuple[str, str] | None:
@@ -538,30 +656,38 @@ def seconds(text: str) -> float:
 def add_parser(sub) -> None:
     parser = sub.add_parser("rules", help="the rule baseline: score, predict, report, check, tune, init, learn, explain")
     rules_sub = parser.add_subparsers(dest="rules_command", required=True, metavar="ACTION")
+    _add_score(rules_sub)
+    _add_init(rules_sub)
+    _add_predict(rules_sub)
+    _add_report(rules_sub)
+    _add_check(rules_sub)
+    _add_tune(rules_sub)
+    _add_chooser_parsers(rules_sub)
 
-    def common(p, data_required=True):
-        p.add_argument("--rules", default=default_rules(), metavar="FILE",
-                       help=f"rule file (default: {DEFAULT_RULES} if it is in the current folder, "
-                            "else the rules shipped with dstc2conv)")
-        if data_required:
-            p.add_argument("--data", required=True, metavar="T6FILE", help="a task-6 file")
-        elif data_required is not None:    # None: the command takes its files under other names
-            p.add_argument("--data", action="append", metavar="T6FILE",
-                           help="a task-6 file (repeat for several: a rule is checked on all of them)")
-        p.add_argument("--quiet", action="store_true", help="no progress or notes on stderr (warnings stay)")
 
-    def chooser(p, what=""):
-        p.add_argument("--chooser", metavar="DIR",
-                       help="a learned chooser's model folder (rules learn): it picks among the rules' proposals"
-                            + what)
+def _common(p, data_required=True) -> None:
+    """--rules, --data (required; with ``data_required`` False, repeatable and optional;
+    None: none) and --quiet."""
+    p.add_argument("--rules", default=default_rules(), metavar="FILE",
+                   help=f"rule file (default: {DEFAULT_RULES} if it is in the current folder, "
+                        "else the rules shipped with dstc2conv)")
+    if data_required:
+        p.add_argument("--data", required=True, metavar="T6FILE", help="a task-6 file")
+    elif data_required is not None:    # None: the command takes its files under other names
+        p.add_argument("--data", action="append", metavar="T6FILE",
+                       help="a task-6 file (repeat for several: a rule is checked on all of them)")
+    p.add_argument("--quiet", action="store_true", help="no progress or notes on stderr (warnings stay)")
 
-    def manifest(p, what="for each dialog's DSTC2 system"):
-        p.add_argument("--manifest", metavar="FILE",
-                       help=f"the build's manifest.json, {what} (default: manifest.json beside the data, if it "
-                            f"lists the file; {NO_MANIFEST}: no manifest, not even that one)")
 
+def _manifest(p, what="for each dialog's DSTC2 system") -> None:
+    p.add_argument("--manifest", metavar="FILE",
+                   help=f"the build's manifest.json, {what} (default: manifest.json beside the data, if it "
+                        f"lists the file; {NO_MANIFEST}: no manifest, not even that one)")
+
+
+def _add_score(rules_sub) -> None:
     p = rules_sub.add_parser("score", help="per-response and per-dialog accuracy")
-    common(p)
+    _common(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--against", metavar="WHAT",
                    help="what to compare with: last (the latest scoring of this rule file on this data with other "
@@ -579,24 +705,30 @@ def add_parser(sub) -> None:
     p.add_argument("--history-dir", metavar="DIR",
                    help="where the scores per data file are kept "
                         "(default: $XDG_CACHE_HOME/dstc2conv/history, else ~/.cache/dstc2conv/history)")
-    manifest(p)
-    chooser(p)
+    _manifest(p)
+    _chooser_option(p)
     p.set_defaults(func=_reporting(_cmd_score))
 
+
+def _add_init(rules_sub) -> None:
     p = rules_sub.add_parser("init", help="write an editable copy of the shipped rules and their ontology")
     p.add_argument("folder", nargs="?", default=INIT_FOLDER, metavar="DIR",
                    help=f"where to write dstc2.yaml and ontology.yaml (default {INIT_FOLDER})")
     p.add_argument("--force", action="store_true", help="overwrite the files if they are there")
     p.set_defaults(func=_cmd_init)
 
+
+def _add_predict(rules_sub) -> None:
     p = rules_sub.add_parser("predict", help="one predicted bot utterance per line")
-    common(p)
+    _common(p)
     p.add_argument("--out", required=True, metavar="PREDS", help="the file to write, or - for stdout")
-    chooser(p)
+    _chooser_option(p)
     p.set_defaults(func=_reporting(_cmd_predict))
 
+
+def _add_report(rules_sub) -> None:
     p = rules_sub.add_parser("report", help="per-rule, per-kind and confusion tables")
-    common(p)
+    _common(p)
     p.add_argument("--format", choices=("text", "markdown", "csv"), default="text",
                    help="text (default) or markdown tables on stdout; csv: rules.csv, kinds.csv and "
                         "confusions.csv in --out DIR")
@@ -605,17 +737,21 @@ def add_parser(sub) -> None:
                    help="rows per table, the largest first (default 15; with --format csv, every row)")
     p.add_argument("--by-system", action="store_true",
                    help="turns and accuracy per DSTC2 dialog system (S0, S1, ...) in the rules and kinds tables")
-    manifest(p, "for --by-system")
-    chooser(p, "; adds a table of the turns where it overrode each rule, right and wrong")
+    _manifest(p, "for --by-system")
+    _chooser_option(p, "; adds a table of the turns where it overrode each rule, right and wrong")
     p.set_defaults(func=_reporting(_cmd_report))
 
+
+def _add_check(rules_sub) -> None:
     p = rules_sub.add_parser("check", help="validate; with --data, rules that never fire or are always shadowed "
                                            "on the files given")
-    common(p, data_required=False)
+    _common(p, data_required=False)
     p.set_defaults(func=_reporting(_cmd_check))
 
+
+def _add_tune(rules_sub) -> None:
     p = rules_sub.add_parser("tune", help="choose enabled rules and priorities on a validation file")
-    common(p)
+    _common(p)
     p.add_argument("--out", required=True, metavar="NEW.yaml",
                    help="the tuned rule file to write: the rule file with the chosen rules enabled and their "
                         "priorities (not the rule file itself; its ontology is copied beside it when needed)")
@@ -624,22 +760,35 @@ def add_parser(sub) -> None:
                    help="what to maximise: per-response accuracy over all turns (default), or the mean, or "
                         "the lowest, of the dialog systems' (these need the manifest)")
     p.add_argument("--force", action="store_true", help="tune even on what looks like a test split")
-    manifest(p)
+    _manifest(p)
     p.set_defaults(func=_reporting(_cmd_tune))
 
+
+# ---------------------------------------------------------------- the learned chooser
+
+
+def _chooser_option(p, what=""):
+    """--chooser DIR, of score, predict and report."""
+    p.add_argument("--chooser", metavar="DIR",
+                   help="a learned chooser's model folder (rules learn): it picks among the rules' proposals"
+                        + what)
+
+
+def _add_chooser_parsers(rules_sub) -> None:
+    """``rules learn`` and ``rules explain``."""
     from ..chooser.cli import add_parsers
 
-    add_parsers(rules_sub, common, _reporting)
+    add_parsers(rules_sub, _common, _reporting)
 
 
-def _chosen(args, ruleset, turns):
+def _chosen(options: _PredictOptions | _ReportOptions | _ScoreOptions, ruleset, turns):
     """The learned chooser's predictions (--chooser DIR) over the rules' proposals."""
     from ..chooser.cli import chosen
 
-    return chosen(args.chooser, ruleset, turns)
+    return chosen(options.chooser, ruleset, turns)
 
 
-def _score_chosen(args) -> int:
+def _score_chosen(options: _ScoreOptions) -> int:
     """score --chooser: the score with the chooser, and the change against the same rules
     without it (or what --against names), with the turns that flipped."""
     from ...evaluate.responses import by_system, outcomes, score, signature
@@ -649,41 +798,41 @@ def _score_chosen(args) -> int:
     from .flips import as_text, compare
     from .ruleset import load_rules
 
-    if args.save or args.watch:
-        raise Dstc2ConvError(f"{'--save' if args.save else '--watch'} is for the rules alone, not with --chooser")
-    ruleset = load_rules(args.rules)
-    dialogs, turns = read_file(args.data)
-    sessions = _sessions(args, len(dialogs), read_sessions)
-    data_sha = sha256_file(args.data)
+    if options.save or options.watch:
+        raise Dstc2ConvError(f"{'--save' if options.save else '--watch'} is for the rules alone, not with --chooser")
+    ruleset = load_rules(options.rules)
+    dialogs, turns = read_file(options.data)
+    sessions = _sessions(options, len(dialogs), read_sessions)
+    data_sha = sha256_file(options.data)
     start = time.perf_counter()
-    predictions = _chosen(args, ruleset, turns)
+    predictions = _chosen(options, ruleset, turns)
     seconds = time.perf_counter() - start
     results = tuple(outcomes([p.text for p in predictions], turns))
     from ..chooser.store import load
 
-    weights = load(args.chooser).info.get("weights", "")
+    weights = load(options.chooser).info.get("weights", "")
     now = score(results, turns, signature(data_sha, f"rules:{ruleset.sha256[:12]}+learned:{weights[:12]}"))
     systems = by_system(results, turns, sessions.systems) if sessions else None
-    if args.against in (None, "last", "best", "shipped") or os.path.isfile(args.against):
-        path = args.rules if args.against in (None, "last", "best") else \
-            shipped_rules() if args.against == "shipped" else args.against
+    if options.against in (None, "last", "best", "shipped") or os.path.isfile(options.against):
+        path = options.rules if options.against in (None, "last", "best") else \
+            shipped_rules() if options.against == "shipped" else options.against
         other = load_rules(path)
-        label = "rules" if args.against in (None, "last", "best") else args.against
+        label = "rules" if options.against in (None, "last", "best") else options.against
         described = (f"{label}: the same rules without the chooser" if label == "rules" else label) + \
             f", rules:{other.sha256[:12]}"
     else:
-        raise Dstc2ConvError(f"--against {args.against}: with --chooser, give shipped or a rule file", args.data)
-    setup = _Scoring(args.data, data_sha, dialogs, turns, sessions.systems if sessions else None, None)
+        raise Dstc2ConvError(f"--against {options.against}: with --chooser, give shipped or a rule file", options.data)
+    setup = _Scoring(options.data, data_sha, dialogs, turns, sessions.systems if sessions else None, None)
     before, _ = _scored(other, setup)
     change = compare(label, described, _score_of(other, setup, before), before, predictions, results, turns,
                      setup.systems)
     more = {}
-    if args.json:
+    if options.json:
         from .flips import as_dict
 
-        more["against"] = as_dict(change, now, turns, predictions, args.flips, args.context, dialogs)
-    _say(args, f"rules {ruleset.path} with the chooser {args.chooser}")
-    _print_score(args, now, systems, turns, seconds, more)
-    if not args.json:
-        print("\n".join(as_text(change, now, turns, predictions, args.flips, args.context, dialogs)))
+        more["against"] = as_dict(change, now, turns, predictions, options.flips, options.context, dialogs)
+    _say(options, f"rules {ruleset.path} with the chooser {options.chooser}")
+    _print_score(options, now, systems, turns, seconds, more)
+    if not options.json:
+        print("\n".join(as_text(change, now, turns, predictions, options.flips, options.context, dialogs)))
     return 0

@@ -366,6 +366,23 @@ def load_ontology(path: str) -> RuleOntology:
                                               + ("" if not isinstance(data, _Map) else ", and this one has none "
                                                  "of them"))])
     _unknown_keys(data, ONTOLOGY_KEYS, bad, name=repr)
+    values, phrases = _slot_values(data, bad)
+    _synonyms(data, values, phrases, bad)
+    served = _served(data, values, bad)
+    spaced = _spaced_names(data, bad)
+    ordered = sorted(phrases, key=lambda p: (-len(p), p))
+    source = r"\b(" + "|".join(regex.escape(p) for p in ordered) + r")\b"
+    if len(source) > MAX_REGEX_TOTAL:   # (one expression, whose compiling takes time with its length)
+        bad(f"the values and synonyms take more than {MAX_REGEX_TOTAL:,} characters as one regular expression "
+            f"({len(source):,}; DSTC2's take 842)", 1)
+    bad.raise_any()
+    matcher = regex.compile(source)
+    return RuleOntology(values, frozenset(served), phrases, matcher, hashlib.sha256(raw).hexdigest(), spaced)
+
+
+def _slot_values(data: _Map, bad: _Collect) -> tuple[dict[str, tuple], dict[str, tuple[str, str]]]:
+    """Each slot's values; and the phrases that say them, ``{phrase: (slot, value)}``
+    (a value, and the value with spaces for its _)."""
     values: dict[str, tuple] = {}
     phrases: dict[str, tuple[str, str]] = {}
     for slot in RULE_SLOTS:
@@ -378,6 +395,11 @@ def load_ontology(path: str) -> RuleOntology:
         for value in items:
             phrases[value] = (slot, value)
             phrases.setdefault(value.replace("_", " "), (slot, value))
+    return values, phrases
+
+
+def _synonyms(data: _Map, values: dict[str, tuple], phrases: dict[str, tuple[str, str]], bad: _Collect) -> None:
+    """Add the synonyms to ``phrases``."""
     synonyms = data.get("synonyms")
     if synonyms is not None and not isinstance(synonyms, _Map):
         bad("'synonyms' takes a mapping of slots to {phrase: value}", data.key_lines["synonyms"])
@@ -398,6 +420,10 @@ def load_ontology(path: str) -> RuleOntology:
                 bad(f"synonym {said!r} maps to {show(value)}, which is not {_a(slot)} value", line)
             else:
                 phrases[said] = (slot, value)
+
+
+def _served(data: _Map, values: dict[str, tuple], bad: _Collect) -> tuple:
+    """The food values served (``served``)."""
     served: tuple = ()
     if "served" in data:
         line = data.key_lines["served"]
@@ -408,6 +434,11 @@ def load_ontology(path: str) -> RuleOntology:
         for value in served:
             if values["food"] and value not in values["food"]:
                 bad(f"served: {value!r} is not a food value", line)
+    return served
+
+
+def _spaced_names(data: _Map, bad: _Collect) -> tuple:
+    """``spaced_names``: each restaurant name as the results write it, and with spaces."""
     spaced: tuple = ()
     if "spaced_names" in data:
         names, wrong = _strings(data["spaced_names"], "'spaced_names'")
@@ -416,14 +447,7 @@ def load_ontology(path: str) -> RuleOntology:
                 data.key_lines["spaced_names"])
         else:
             spaced = tuple((n, n.replace("_", " ")) for n in names)
-    ordered = sorted(phrases, key=lambda p: (-len(p), p))
-    source = r"\b(" + "|".join(regex.escape(p) for p in ordered) + r")\b"
-    if len(source) > MAX_REGEX_TOTAL:   # (one expression, whose compiling takes time with its length)
-        bad(f"the values and synonyms take more than {MAX_REGEX_TOTAL:,} characters as one regular expression "
-            f"({len(source):,}; DSTC2's take 842)", 1)
-    bad.raise_any()
-    matcher = regex.compile(source)
-    return RuleOntology(values, frozenset(served), phrases, matcher, hashlib.sha256(raw).hexdigest(), spaced)
+    return spaced
 
 
 # ---------------------------------------------------------------- rules

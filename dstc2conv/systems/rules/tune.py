@@ -78,6 +78,31 @@ def tune(ruleset: RuleSet, turns: list[BotTurn], budget_seconds: float = 100.0,
     (``Sessions.systems``), needed by the last two; with it the scores per system are
     given too. After every round (round 0: the rules as they are) a progress line gives the
     best value so far and the time since the start (``dstc2conv.reporter``)."""
+    _check_tune(turns, systems, objective)
+    start = time.monotonic()
+    names, groups = _groups(turns, systems)
+    everything = sorted(ruleset.rules, key=rule_order)
+    responders = [r for r in everything if not r.updates_state]
+    table, keys = _table(Compiled(ruleset, order=every_response_rule(everything)), turns, groups)
+    value = _Objective(objective, table, [groups.count(g) for g in range(len(names))])
+    order = [r.id for r in responders]                     # priority order, all rules
+    enabled = {r.id: r.enabled for r in responders}
+    systems_before = _scores(keys, turns, systems, _active(order, enabled))
+    before = best = value(order, enabled)
+    deadline = start + budget_seconds
+    rounds, converged = 0, False
+    _progress(rounds, best, objective, start)
+    while not converged and time.monotonic() < deadline:
+        rounds += 1
+        order, best, improved, complete = _round(order, enabled, best, value, deadline)
+        converged = complete and not improved
+        _progress(rounds, best, objective, start)
+    rules, changes = _apply(ruleset, responders, order, enabled)
+    return Tuned(before, best, rules, changes, tuple(order), objective, systems_before,
+                 _scores(keys, turns, systems, _active(order, enabled)), rounds, converged)
+
+
+def _check_tune(turns: list[BotTurn], systems: Sequence[str] | None, objective: str) -> None:
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}")
     if objective != "overall" and systems is None:
@@ -85,66 +110,81 @@ def tune(ruleset: RuleSet, turns: list[BotTurn], budget_seconds: float = 100.0,
                              "give the build's manifest (--manifest)")
     if not turns:
         raise Dstc2ConvError("no bot turns to tune on")
-    start = time.monotonic()
-    names = sorted({systems[t.dialog] for t in turns}) if systems is not None else ["all"]
-    groups = [names.index(systems[t.dialog]) for t in turns] if systems is not None else [0] * len(turns)
-    totals = [groups.count(g) for g in range(len(names))]
-    everything = sorted(ruleset.rules, key=rule_order)
-    responders = [r for r in everything if not r.updates_state]
-    table, keys = _table(Compiled(ruleset, order=every_response_rule(everything)), turns, groups)
-    order = [r.id for r in responders]                     # priority order, all rules
-    enabled = {r.id: r.enabled for r in responders}
 
-    def value(order: list[str]) -> float:
+
+def _groups(turns: list[BotTurn], systems: Sequence[str] | None) -> tuple[list[str], list[int]]:
+    """The dialog systems' names, sorted (``all`` without them), and each turn's index among them."""
+    if systems is None:
+        return ["all"], [0] * len(turns)
+    names = sorted({systems[t.dialog] for t in turns})
+    return names, [names.index(systems[t.dialog]) for t in turns]
+
+
+class _Objective:
+    """The objective's value for an order of the response rules and their enabled flags,
+    counted on the table of situations (see ``_table``)."""
+
+    def __init__(self, objective: str, table: dict, totals: list[int]):
+        self.objective = objective
+        self.table = table
+        self.totals = totals
+
+    def __call__(self, order: list[str], enabled: dict) -> float:
         active = _active(order, enabled)
-        right = [0] * len(names)
-        for (matched, group), count in table.items():
+        right = [0] * len(self.totals)
+        for (matched, group), count in self.table.items():
             if _hit(matched, active):
                 right[group] += count
-        return _value(objective, right, totals)
+        return _value(self.objective, right, self.totals)
 
-    def scores(active: list) -> tuple[tuple[str, Score], ...]:
-        if systems is None:
-            return ()
-        return tuple(by_system([_hit(matched, active) for matched, _ in keys], turns, systems).items())
 
-    systems_before = scores(_active(order, enabled))
-    before = best = value(order)
-    deadline = start + budget_seconds
-    rounds, converged = 0, False
-    _progress(rounds, best, objective, start)
-    while not converged and time.monotonic() < deadline:
-        improved, complete = False, True
-        rounds += 1
-        for rule_id in list(order):
-            if time.monotonic() > deadline:
-                complete = False
-                break
-            # 1. toggle
-            enabled[rule_id] = not enabled[rule_id]
-            score = value(order)
-            if score > best + 1e-12:
-                best, improved = score, True
-                continue
-            enabled[rule_id] = not enabled[rule_id]
-            # 2. move just above another rule
-            here = order.index(rule_id)
-            best_move = None
-            for target in range(len(order)):
-                if target == here:
-                    continue
-                trial = order[:here] + order[here + 1:]
-                trial.insert(target if target < here else target - 1, rule_id)
-                score = value(trial)
-                if score > best + 1e-12:
-                    best, best_move = score, trial
-            if best_move is not None:
-                order, improved = best_move, True
-        converged = complete and not improved
-        _progress(rounds, best, objective, start)
-    rules, changes = _apply(ruleset, responders, order, enabled)
-    return Tuned(before, best, rules, changes, tuple(order), objective, systems_before,
-                 scores(_active(order, enabled)), rounds, converged)
+def _scores(keys: list, turns: list[BotTurn], systems: Sequence[str] | None,
+            active: list) -> tuple[tuple[str, Score], ...]:
+    """The score per dialog system of the responders ``active``; none without the systems."""
+    if systems is None:
+        return ()
+    return tuple(by_system([_hit(matched, active) for matched, _ in keys], turns, systems).items())
+
+
+def _round(order: list[str], enabled: dict, best: float, value: _Objective,
+           deadline: float) -> tuple[list[str], float, bool, bool]:
+    """One pass over the response rules: for each, keep toggling it if that improves the
+    objective, else the best move just above another rule. ``enabled`` is changed in
+    place; the new order, the best value, whether it improved, and whether the pass was
+    complete (not stopped by the ``deadline``)."""
+    improved = False
+    for rule_id in list(order):
+        if time.monotonic() > deadline:
+            return order, best, improved, False
+        # 1. toggle
+        enabled[rule_id] = not enabled[rule_id]
+        score = value(order, enabled)
+        if score > best + 1e-12:
+            best, improved = score, True
+            continue
+        enabled[rule_id] = not enabled[rule_id]
+        # 2. move just above another rule
+        best_move, best = _best_move(order, rule_id, enabled, best, value)
+        if best_move is not None:
+            order, improved = best_move, True
+    return order, best, improved, True
+
+
+def _best_move(order: list[str], rule_id: str, enabled: dict, best: float,
+               value: _Objective) -> tuple[list[str] | None, float]:
+    """The order with ``rule_id`` moved just above another rule that beats ``best`` the
+    most (None if no move does), and its value."""
+    here = order.index(rule_id)
+    best_move = None
+    for target in range(len(order)):
+        if target == here:
+            continue
+        trial = order[:here] + order[here + 1:]
+        trial.insert(target if target < here else target - 1, rule_id)
+        score = value(trial, enabled)
+        if score > best + 1e-12:
+            best, best_move = score, trial
+    return best_move, best
 
 
 def _apply(ruleset: RuleSet, responders: list[Rule], order: list[str], enabled: dict) -> tuple:
