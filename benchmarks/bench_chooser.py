@@ -37,10 +37,10 @@ def main() -> None:
 
     from dstc2conv.evaluate.responses import outcomes
     from dstc2conv.systems.chooser.encode import build, encode
-    from dstc2conv.systems.chooser.features import views
-    from dstc2conv.systems.chooser.learned import Model, decide
-    from dstc2conv.systems.chooser.model import train
     from dstc2conv.systems.chooser.settings import Settings
+    from dstc2conv.systems.chooser.system import RulesLearned, training_views
+    from dstc2conv.systems.chooser.training import train
+    from dstc2conv.systems.interface import predict as answers
     from dstc2conv.systems.rules.engine import Compiled, predict
     from dstc2conv.systems.rules.ruleset import load_rules
     from dstc2conv.task6.turns import read_turns
@@ -50,7 +50,7 @@ def main() -> None:
     given = {k: v for k, v in (("iterations", args.iterations), ("l2", args.l2)) if v is not None}
     settings = Settings(**given)
     start = time.perf_counter()
-    train_views = _timed("views", lambda: views(Compiled(ruleset), turns))
+    train_views = _timed("views", lambda: training_views(Compiled(ruleset), turns))
     vocab, batch = _timed("encode", lambda: (lambda v: (v, encode(train_views, v)[0]))(build(train_views)))
     W, u, history = _timed("train",
                            lambda: train(vocab.shape, batch, len(vocab.features), len(vocab.columns), settings))
@@ -58,10 +58,13 @@ def main() -> None:
           f"{len(vocab.actions)} actions, {len(vocab.features)} features, {len(history)} iterations)")
     if Path(args.dev).exists():
         dev = read_turns(args.dev)
-        model = Model(vocab, W, u, settings, {})
-        chosen = _timed("choose (dev)", lambda: decide(model, Compiled(ruleset), dev))
+        system = RulesLearned(ruleset, **given)
+        facts = {"actions": [a.key for a in vocab.actions], "features": list(vocab.features),
+                 "columns": list(vocab.columns)}
+        system.restore(facts, {"W": W, "u": u})
+        chosen = _timed("choose (dev)", lambda: answers(system, dev))
         rules = sum(outcomes([p.text for p in predict(Compiled(ruleset), dev)], dev)) / len(dev)
-        learned = sum(outcomes([c.text for c in chosen], dev)) / len(dev)
+        learned = sum(outcomes(chosen, dev)) / len(dev)
         print(f"dev              rules {rules:.2%}, rules+learned {learned:.2%} per response ({len(dev)} turns)")
 
 

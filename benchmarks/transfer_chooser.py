@@ -54,9 +54,9 @@ def main() -> int:
     from dstc2conv.errors import Dstc2ConvError
     from dstc2conv.evaluate.sessions import read_sessions
     from dstc2conv.systems.chooser.encode import build, encode
-    from dstc2conv.systems.chooser.features import views
-    from dstc2conv.systems.chooser.model import scores, train
     from dstc2conv.systems.chooser.settings import Settings
+    from dstc2conv.systems.chooser.system import training_views as views
+    from dstc2conv.systems.chooser.training import scores, train
     from dstc2conv.systems.rules.engine import Compiled
     from dstc2conv.systems.rules.ruleset import load_rules
     from dstc2conv.task6.turns import read_file

@@ -99,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .systems.rules.cli import add_parser as add_rules_parser
 
     add_rules_parser(sub)
+    from .systems.chooser.cli import add_parsers as add_chooser_parsers
+
+    add_chooser_parsers(sub)        # rules learn, rules explain
     from .systems.ir.cli import add_parser as add_ir_parser
 
     add_ir_parser(sub)

@@ -9,7 +9,8 @@ from conftest import REFERENCE, ROOT, need, write_rule_files
 from dstc2conv.cli import run
 from dstc2conv.errors import Dstc2ConvError
 from dstc2conv.evaluate.responses import by_system, outcomes, score
-from dstc2conv.systems.rules.engine import Compiled, State, predict, states
+from dstc2conv.systems.rules.engine import Compiled, State, predict
+from dstc2conv.systems.rules.engine import _states as states
 from dstc2conv.systems.rules.ruleset import load_rules
 from dstc2conv.task6 import format as task6
 from dstc2conv.task6.turns import turns_of

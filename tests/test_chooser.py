@@ -1,11 +1,11 @@
 """The learned chooser over the rules' proposals: its gradients against finite
-differences, a toy task it must learn, determinism, the model folder's round trip and
-bad folders, delexicalised actions filled back, and the commands on a small file."""
+differences, a toy task it must learn, determinism, the model folder's round trip (the
+same answers) and an old chooser's folder refused, delexicalised actions filled back, the
+one loop never showing a gold early, and the commands on a small file."""
 from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import pytest
 from conftest import ONTOLOGY, TWO_ASKS_RULES, write_rule_files
@@ -14,12 +14,16 @@ np = pytest.importorskip("numpy")
 
 from dstc2conv.cli import run  # noqa: E402
 from dstc2conv.errors import Dstc2ConvError  # noqa: E402
-from dstc2conv.systems.chooser import store  # noqa: E402
 from dstc2conv.systems.chooser.actions import Action, Delexer, available, fill  # noqa: E402
+from dstc2conv.systems.chooser.choosing import Model  # noqa: E402
 from dstc2conv.systems.chooser.encode import Vocabulary  # noqa: E402
-from dstc2conv.systems.chooser.learned import Model  # noqa: E402
-from dstc2conv.systems.chooser.model import Batch, Shape, loss_and_grad, scores, train  # noqa: E402
 from dstc2conv.systems.chooser.settings import Settings  # noqa: E402
+from dstc2conv.systems.chooser.system import RulesLearned, training_views  # noqa: E402
+from dstc2conv.systems.chooser.training import Batch, Shape, loss_and_grad, scores, train  # noqa: E402
+from dstc2conv.systems.interface import predict  # noqa: E402
+from dstc2conv.systems.interface import run as run_loop  # noqa: E402
+from dstc2conv.systems.registry import load  # noqa: E402
+from dstc2conv.task6.turns import read_turns  # noqa: E402
 
 
 def _random_batch(rng, turns=6, features=7, actions=4, sources=3, column_features=5):
@@ -125,7 +129,7 @@ def test_lbfgs_finds_the_minimum_that_scipy_finds():
     ill-conditioned problem: a regularised logistic regression on 300 random points."""
     from scipy.optimize import minimize
 
-    from dstc2conv.systems.chooser.model import lbfgs
+    from dstc2conv.systems.chooser.training import lbfgs
     rng = np.random.default_rng(1)
     X = rng.normal(size=(300, 8)) * np.array([1, 2, 5, 10, 20, 1, 1, 0.1])
     y = (X @ rng.normal(size=8) + rng.normal(size=300) > 0).astype(float)
@@ -141,65 +145,92 @@ def test_lbfgs_finds_the_minimum_that_scipy_finds():
     assert np.allclose(ours, theirs, atol=5e-3)       # (a flat minimum: the loss agrees to 1e-7)
 
 
-def _model() -> Model:
-    vocab = Vocabulary((Action("", "Which food?"), Action("current", "{name} is good")), ("bias", "w:thai"),
-                       ("prop", "top"))
-    rng = np.random.default_rng(0)
-    return Model(vocab, rng.normal(size=(2, 3)), rng.normal(size=2), Settings(iterations=2), {"turns": 3})
+def _views(tmp_path):
+    from dstc2conv.systems.rules.engine import Compiled
+    from dstc2conv.systems.rules.ruleset import load_rules
+
+    rules, data = write_rule_files(tmp_path, RULES, ONTOLOGY, DATA)
+    return training_views(Compiled(load_rules(rules)), read_turns(data))
 
 
-def test_a_model_folder_round_trips_byte_for_byte(tmp_path):
-    model = _model()
-    store.save(model, str(tmp_path / "m"))
-    back = store.load(str(tmp_path / "m"))
-    assert back.vocab == model.vocab and back.settings == model.settings
-    assert back.W.tobytes() == model.W.tobytes() and back.u.tobytes() == model.u.tobytes()
+def test_a_model_folder_round_trips_byte_for_byte_with_the_same_answers(tmp_path):
+    rules, data = write_rule_files(tmp_path, RULES, ONTOLOGY, DATA)
+    turns = read_turns(data)
+    system = RulesLearned(rules, iterations=20).fit(turns)
+    system.save(tmp_path / "m", {"train": "data.txt"})
+    back = load(tmp_path / "m")
+    assert type(back) is RulesLearned and back.get_params() == system.get_params()
+    assert back.about == {"train": "data.txt"}
+    assert run_loop(back, turns, 3) == run_loop(system, turns, 3)
     first = {p.name: p.read_bytes() for p in (tmp_path / "m").iterdir()}
-    store.save(back, str(tmp_path / "m2"))
+    assert sorted(first) == ["model.json", "weights.npz"]
+    back.save(tmp_path / "m2", {"train": "data.txt"})
     assert {p.name: p.read_bytes() for p in (tmp_path / "m2").iterdir()} == first
-    assert sorted(first) == ["chooser.json", "weights.npz"]
+    again = RulesLearned(rules, iterations=20).fit(turns)     # the same data and settings: the same bytes
+    again.save(tmp_path / "m3", {"train": "data.txt"})
+    assert {p.name: p.read_bytes() for p in (tmp_path / "m3").iterdir()} == first
 
 
-@pytest.mark.parametrize("damage, message", [
-    (lambda d: (d / "chooser.json").unlink(), "no chooser.json"),
-    (lambda d: (d / "weights.npz").unlink(), "no weights.npz"),
-    (lambda d: (d / "chooser.json").write_text("{"), "not JSON"),
-    (lambda d: _edit(d, version=99), "format version 99"),
-    (lambda d: _edit(d, format="other"), "not a chooser's settings"),
-    (lambda d: _edit(d, actions=["nowhere|x"]), "missing or bad entry"),
-    (lambda d: _edit(d, features=["bias"]), "do not fit"),
-    (lambda d: (d / "weights.npz").write_bytes(b"PK\x03\x04 not a zip"), "not those chooser.json names"),
-])
-def test_a_bad_model_folder_is_one_clear_error(tmp_path, damage, message):
-    folder = tmp_path / "m"
-    store.save(_model(), str(folder))
-    damage(folder)
-    with pytest.raises(Dstc2ConvError, match=message):
-        store.load(str(folder))
+def test_an_old_choosers_folder_is_refused_in_one_line(tmp_path):
+    folder = tmp_path / "old"
+    folder.mkdir()
+    (folder / "chooser.json").write_text(json.dumps({"format": "dstc2conv-chooser", "version": 2}))
+    (folder / "weights.npz").write_bytes(b"")
+    with pytest.raises(Dstc2ConvError, match="a chooser of an earlier dstc2conv, which this version does not "
+                                             "read: train it again"):
+        load(folder)
 
 
-def test_weights_that_would_need_pickle_are_refused(tmp_path):
-    folder = tmp_path / "m"
-    store.save(_model(), str(folder))
-    import io
-    buffer = io.BytesIO()
-    np.savez(buffer, W=np.array([object()], dtype=object), u=np.zeros(2))
-    (folder / "weights.npz").write_bytes(buffer.getvalue())
-    _edit(folder, weights_sha256=__import__("hashlib").sha256(buffer.getvalue()).hexdigest())
-    with pytest.raises(Dstc2ConvError, match="not a chooser's weights"):
-        store.load(str(folder))
+def test_weights_that_do_not_fit_the_vocabularies_are_refused(tmp_path):
+    rules, data = write_rule_files(tmp_path, RULES, ONTOLOGY, DATA)
+    RulesLearned(rules, iterations=2).fit(data).save(tmp_path / "m")
+    meta = json.loads((tmp_path / "m" / "model.json").read_text())
+    meta["facts"]["features"] = meta["facts"]["features"][:1]
+    (tmp_path / "m" / "model.json").write_text(json.dumps(meta))
+    with pytest.raises(Dstc2ConvError, match="weights W are float64 of shape"):
+        load(tmp_path / "m")
 
 
-def _edit(folder: Path, **changes) -> None:
-    path = folder / "chooser.json"
-    meta = json.loads(path.read_text())
-    meta.update(changes)
-    path.write_text(json.dumps(meta))
+class _Poisoned:
+    """Bot turns whose gold may be read only once the system has ranked the turn."""
+
+    def __init__(self, turns, ranked):
+        self.turns, self.ranked = turns, ranked
+
+    def __iter__(self):
+        for i, turn in enumerate(self.turns):
+            yield _PoisonedTurn(turn, i, self.ranked)
 
 
-def test_a_missing_folder_is_named():
-    with pytest.raises(Dstc2ConvError, match="no such model folder"):
-        store.load("/nonexistent/model")
+class _PoisonedTurn:
+    def __init__(self, turn, i, ranked):
+        self._turn, self._i, self._ranked = turn, i, ranked
+        self.dialog, self.index, self.line, self.user, self.context = (turn.dialog, turn.index, turn.line, turn.user,
+                                                                       turn.context)
+
+    @property
+    def gold(self):
+        assert len(self._ranked) > self._i, f"the gold of turn {self._i} read before it was ranked"
+        return self._turn.gold
+
+
+def test_the_loop_never_shows_the_chooser_a_gold_before_it_answers(tmp_path, monkeypatch):
+    from dstc2conv.systems import interface
+
+    rules, data = write_rule_files(tmp_path, RULES, ONTOLOGY, DATA)
+    turns = read_turns(data)
+    system = RulesLearned(rules, iterations=20).fit(turns)
+    ranked: list = []
+    rank = system.rank
+
+    def noted(user, k):
+        ranked.append(user)
+        return rank(user, k)
+
+    monkeypatch.setattr(system, "rank", noted)
+    monkeypatch.setattr(interface, "as_turns", lambda data, what="": list(data))
+    assert predict(system, _Poisoned(turns, ranked)) == predict(RulesLearned(rules, iterations=20).fit(turns), turns)
+    assert len(ranked) == len(turns)
 
 
 # ---------------------------------------------------------------- actions
@@ -279,7 +310,7 @@ def small(tmp_path, capsys):
 def test_learn_writes_the_model_and_beats_the_rules_it_learned_from(small):
     rules, data, model, cli, out = small
     lines = out.splitlines()
-    assert lines[:2] == [os.path.join(model, "weights.npz"), os.path.join(model, "chooser.json")]
+    assert lines[:2] == [os.path.join(model, "weights.npz"), os.path.join(model, "model.json")]
     assert lines[2] == "dev data.txt: rules 87.50%, rules+learned 100.00% per response (48 turns)"
 
 
@@ -311,13 +342,9 @@ def test_score_predict_report_and_explain_with_the_chooser(small):
 
 
 def test_the_system_answers_as_predict_does(small):
-    from dstc2conv.systems.chooser.system import RulesLearned
-    from dstc2conv.systems.interface import predict
-    from dstc2conv.task6.turns import read_turns
-
     rules, data, model, cli, _ = small
     _, predicted, _ = cli("rules", "predict", "--rules", rules, "--data", data, "--chooser", model, "--out", "-")
-    system = RulesLearned(rules, model)
+    system = load(model)
     assert system.name == "rules+learned"
     assert predict(system, read_turns(data)) == predicted.splitlines()
     fitted = RulesLearned(rules).fit(read_turns(data))
@@ -331,38 +358,35 @@ def test_bad_input_is_one_line_and_exit_2(small, tmp_path):
     assert (code, out) == (2, "")
     assert err == f"dstc2conv: error: {data}: --dialog 13: the file has dialogs 1 to 12\n"
     code, _, err = cli("rules", "score", "--rules", rules, "--data", data, "--chooser", str(tmp_path / "none"))
-    assert code == 2 and err.count("\n") == 1 and "no such model folder" in err
+    assert code == 2 and err.count("\n") == 1 and "no model folder there" in err
     test_file = tmp_path / "dialog-babi-task6-dstc2-tst.txt"
     test_file.write_text(DATA)
     code, _, err = cli("rules", "learn", "--rules", rules, "--train", str(test_file), "--out", str(tmp_path / "m2"))
     assert code == 2 and "test split" in err and not (tmp_path / "m2").exists()
     code, _, err = cli("rules", "learn", "--rules", rules, "--train", data, "--out", data)
-    assert code == 2 and "not a folder" in err
+    assert code == 2 and "exists and is not a model folder" in err
 
 
 def test_the_engine_proposes_every_applicable_rule_first_what_predict_gives(tmp_path):
-    from dstc2conv.systems.rules.engine import Compiled, predict, proposals
+    from dstc2conv.systems.rules.engine import Compiled, candidates
+    from dstc2conv.systems.rules.engine import predict as rules_predict
     from dstc2conv.systems.rules.ruleset import load_rules
-    from dstc2conv.task6.turns import read_turns
 
     rules, data = write_rule_files(tmp_path, RULES, ONTOLOGY, DATA)
     ruleset, turns = load_rules(rules), read_turns(data)
-    found = [dict(f) for _, _, _, f in proposals(Compiled(ruleset), turns)]
-    assert [next(iter(f.items())) for f in found] == [(p.rule, p.text) for p in predict(Compiled(ruleset), turns)]
+    found = candidates(Compiled(ruleset), turns)
+    assert [next(iter(f.items())) for f in found] == [(p.rule, p.text) for p in rules_predict(Compiled(ruleset), turns)]
     # dialog 1, turn 2 ("hi"): both questions apply; turn 3 ("north"): only the food's
     assert found[1] == {"ask-food": "Which food?", "ask-area": "Which area?"}
     assert found[2] == {"ask-food": "Which food?"}
+    # the chooser's views see the same proposals, in the same order
+    assert [[(p.rule, p.text) for p in v.proposals] for v in _views(tmp_path)] == [list(f.items()) for f in found]
 
 
 def test_hidden_proposals_become_extra_columns_and_their_actions_are_masked(tmp_path):
     from dstc2conv.systems.chooser.encode import build, encode
-    from dstc2conv.systems.chooser.features import views
-    from dstc2conv.systems.rules.engine import Compiled
-    from dstc2conv.systems.rules.ruleset import load_rules
-    from dstc2conv.task6.turns import read_turns
 
-    rules, data = write_rule_files(tmp_path, RULES, ONTOLOGY, DATA)
-    vs = views(Compiled(load_rules(rules)), read_turns(data))
+    vs = _views(tmp_path)
     vocab = build(vs)
     plain, _ = encode(vs, vocab)
     hidden, extras = encode(vs, vocab, hide=1.0)
@@ -379,13 +403,7 @@ def test_hidden_proposals_become_extra_columns_and_their_actions_are_masked(tmp_
 def test_a_turn_sees_the_dialog_so_far(tmp_path):
     """A turn's features hold the template of the bot turn before the previous one and how
     many times each kind of response was said before it; a new dialog starts afresh."""
-    from dstc2conv.systems.chooser.features import views
-    from dstc2conv.systems.rules.engine import Compiled
-    from dstc2conv.systems.rules.ruleset import load_rules
-    from dstc2conv.task6.turns import read_turns
-
-    rules, data = write_rule_files(tmp_path, RULES, ONTOLOGY, DATA)
-    vs = views(Compiled(load_rules(rules)), read_turns(data))
+    vs = _views(tmp_path)
 
     def history(view):
         return [f for f in view.features if f.startswith(("prev2:", "sofar:"))]
@@ -404,20 +422,15 @@ def test_a_turn_sees_the_dialog_so_far(tmp_path):
 def test_a_turn_scored_alone_gets_the_scores_of_the_batch_bit_for_bit(tmp_path):
     """Prediction scores one turn without a batch: the same numbers as ``scores`` gives,
     the mask and the extra columns (proposals no template of train holds) included."""
+    from dstc2conv.systems.chooser.choosing import turn_scores
     from dstc2conv.systems.chooser.encode import build, encode
-    from dstc2conv.systems.chooser.features import views
-    from dstc2conv.systems.chooser.learned import turn_scores
-    from dstc2conv.systems.rules.engine import Compiled
-    from dstc2conv.systems.rules.ruleset import load_rules
-    from dstc2conv.task6.turns import read_turns
 
-    rules, data = write_rule_files(tmp_path, RULES, ONTOLOGY, DATA)
-    vs = views(Compiled(load_rules(rules)), read_turns(data))
+    vs = _views(tmp_path)
     full = build(vs, min_count=1)
     vocab = Vocabulary(full.actions[:1], full.features, full.columns)    # one template: the other proposals are extra columns
     rng = np.random.default_rng(1)
     model = Model(vocab, rng.normal(size=(len(vocab.features), len(vocab.actions) + 1)),
-                  rng.normal(size=len(vocab.columns)), Settings(), {})
+                  rng.normal(size=len(vocab.columns)), {})
     extra_seen = 0
     for view in vs:
         batch, extras = encode([view], vocab)
@@ -431,7 +444,7 @@ def test_a_turn_scored_alone_gets_the_scores_of_the_batch_bit_for_bit(tmp_path):
 def test_lbfgs_stops_where_the_loss_is_not_a_number():
     """A step into a region where the objective is NaN is taken back, and the search stops
     (it looped for ever: a NaN compares false with everything)."""
-    from dstc2conv.systems.chooser.model import lbfgs
+    from dstc2conv.systems.chooser.training import lbfgs
 
     def objective(x):
         if (x > 1).any():
@@ -440,3 +453,38 @@ def test_lbfgs_stops_where_the_loss_is_not_a_number():
 
     x = lbfgs(objective, np.zeros(3), 50)
     assert np.isfinite(x).all() and (x <= 1).all()
+
+
+SCORED = """per-response accuracy  100.00%  (48/48)
+per-dialog accuracy    100.00%  (12/12)
+signature              rules:RULES+learned:WEIGHTS|data:DATA|match:strip|version:VERSION
+against                rules: the same rules without the chooser, rules:RULES
+change                 +12.50% per response (6 turns now right, 0 now wrong), +50.00% per dialog
+  kind other           +16.67%  (6 now right, 0 now wrong, of 36)
+flips by rule, before -> now:
+  ask-food -> ask-area: 6 now right, 0 now wrong
+      | 1 <SILENCE> | Welcome .
+    now right: dialog 1 line 2  user: 'hi'  gold: 'Which area?'  was: 'Which food?'  now: 'Which area?'
+      | 1 <SILENCE> | Welcome .
+    now right: dialog 3 line 12  user: 'hello'  gold: 'Which area?'  was: 'Which food?'  now: 'Which area?'
+    ... and 4 more (--flips N shows N a group)
+"""
+
+
+def test_score_with_the_chooser_prints_what_it_printed_with_its_own_loop(small):
+    """The chooser's answers through the one loop, attributed to the first rule proposing
+    them: the score, the change against the rules and the flips as before."""
+    import re
+
+    from dstc2conv.files import sha256_file
+    from dstc2conv.systems.rules.ruleset import load_rules
+    from dstc2conv.version import __version__
+
+    rules, data, model, cli, _ = small
+    code, out, err = cli("rules", "score", "--rules", rules, "--data", data, "--chooser", model, "--no-history",
+                         "--flips", "2", "--context", "1")
+    assert (code, err) == (0, f"dstc2conv: rules {rules} with the chooser {model}\n")
+    expected = SCORED.replace("RULES", load_rules(rules).sha256[:12]).replace("DATA", sha256_file(data)[:12])
+    expected = expected.replace("WEIGHTS", sha256_file(os.path.join(model, "weights.npz"))[:12])
+    assert out == expected.replace("VERSION", __version__)
+    assert re.search(r"\+learned:[0-9a-f]{12}\|", out)

@@ -186,7 +186,9 @@ def read_meta(folder: str | os.PathLike) -> dict:
     folder = os.fspath(folder)
     if not os.path.isdir(folder):
         raise Dstc2ConvError("no model folder there", folder)
-    path = member(folder, META)
+    legacy = os.path.join(folder, "chooser.json")      # a chooser's folder of an earlier dstc2conv
+    path = legacy if not os.path.lexists(os.path.join(folder, META)) and os.path.isfile(legacy) else \
+        member(folder, META)
     meta = parse_json(read_bytes(path, "a model's settings", MAX_META), path, "JSON")
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         legacy = LEGACY.get(meta.get("format")) if isinstance(meta, dict) else None

@@ -1,118 +1,150 @@
-"""`dstc2conv rules learn | explain`, and the chooser's predictions for `rules score |
-predict | report --chooser DIR`."""
+"""`dstc2conv rules learn | explain`: the chooser's commands, added to the rule
+baseline's (``add_parsers``, called by the command line above both)."""
 from __future__ import annotations
 
+import argparse
 import os
+from dataclasses import dataclass
 
 from ...errors import Dstc2ConvError
-from ...files import read_bytes
 from ...reporter import reporting
+from ..needs import numpy_ready
+from .settings import Settings
 
 
-def need_numpy() -> None:
-    """The chooser computes with numpy: say how to get it when it is missing."""
-    try:
-        import numpy  # noqa: F401
-    except ImportError:
-        raise Dstc2ConvError("the learned chooser needs numpy, a dependency of dstc2conv: install it") from None
+@dataclass(frozen=True)
+class LearnOptions:
+    rules: str
+    train: str
+    dev: str | None
+    out: str
+    iterations: int
+    l2: float
+    quiet: bool
 
 
-def chosen(folder: str, ruleset, turns) -> list:
-    """The chooser's choice at each turn, as the rule engine's predictions: the text and
-    the first rule proposing it (``learned`` for a template no rule proposed)."""
-    need_numpy()
-    from ..rules.engine import Compiled, Prediction
-    from .learned import decide
-    from .store import load
-
-    model = load(folder)
-    return [Prediction(c.text, c.rule or "learned") for c in decide(model, Compiled(ruleset), turns)]
+@dataclass(frozen=True)
+class ExplainOptions:
+    rules: str
+    data: str
+    chooser: str
+    dialog: int
+    turn: int
+    top: int
 
 
 def _cmd_learn(args) -> int:
-    need_numpy()
-    from ...evaluate.responses import outcomes
-    from ...task6.turns import read_turns
-    from ..rules.engine import Compiled, predict
-    from ..rules.ruleset import load_rules
-    from .learned import decide, fit
-    from .settings import Settings
-    from .store import check_folder, save
+    return learn(LearnOptions(args.rules, args.train, args.dev, args.out, args.iterations, args.l2, args.quiet))
 
-    name = os.path.basename(args.train).lower()
+
+def learn(o: LearnOptions) -> int:
+    """Train the chooser over the rules on --train into the model folder --out; print its
+    files and, with --dev, the rules' per-response accuracy there with and without it."""
+    numpy_ready()
+    from ...files import sha256_file
+    from ...task6.turns import read_turns
+    from ..folder import META, WEIGHTS, check_writable
+    from ..rules.ruleset import load_rules
+    from .system import RulesLearned, dev_accuracy
+
+    name = os.path.basename(o.train).lower()
     if "tst" in name or "test" in name:
-        raise Dstc2ConvError("refusing to train on what looks like a test split", args.train)
-    check_folder(args.out)
-    ruleset = load_rules(args.rules)
-    train_turns = read_turns(args.train)
-    dev_turns = read_turns(args.dev) if args.dev else None
-    settings = Settings(iterations=args.iterations, l2=args.l2)
-    info = {"rules_sha256": ruleset.sha256, "train": os.path.basename(args.train),
-            "train_sha256": _sha(args.train)}
-    with reporting(notes=not args.quiet):
-        model = fit(ruleset, train_turns, settings, info=info)
-    written = save(model, args.out)
-    for path in written:
-        print(path)
-    if dev_turns is not None:
-        compiled = Compiled(ruleset)
-        rules = outcomes([p.text for p in predict(compiled, dev_turns)], dev_turns)
-        learned = outcomes([c.text for c in decide(model, Compiled(ruleset), dev_turns)], dev_turns)
-        n = len(dev_turns)
-        print(f"dev {os.path.basename(args.dev)}: rules {sum(rules) / n:.2%}, rules+learned {sum(learned) / n:.2%} "
-              f"per response ({n} turns)")
+        raise Dstc2ConvError("refusing to train on what looks like a test split", o.train)
+    check_writable(o.out)
+    ruleset = load_rules(o.rules)
+    about = {"rules_sha256": ruleset.sha256, "train": os.path.basename(o.train), "train_sha256": sha256_file(o.train)}
+    with reporting(notes=not o.quiet):
+        system = RulesLearned(_rules_setting(o.rules), iterations=o.iterations, l2=o.l2).fit(read_turns(o.train))
+        system.save(o.out, about)
+        line = dev_accuracy(system, read_turns(o.dev), f"dev {os.path.basename(o.dev)}") if o.dev else None
+    print(os.path.join(o.out, WEIGHTS))
+    print(os.path.join(o.out, META))
+    if line:
+        print(line)
     return 0
 
 
-def _sha(path: str) -> str:
-    import hashlib
+def _rules_setting(path: str) -> str | None:
+    """The rules as the model folder names them: None for the shipped rules (wherever
+    dstc2conv is installed), else the rule file's absolute path."""
+    from ..rules.shipped import shipped_rules
 
-    return hashlib.sha256(read_bytes(path, "a task-6 file")).hexdigest()
+    try:
+        if os.path.samefile(path, shipped_rules()):
+            return None
+    except OSError:
+        pass
+    return os.path.abspath(path)
 
 
 def _cmd_explain(args) -> int:
-    need_numpy()
-    from ...task6.turns import read_file
-    from ..rules.engine import Compiled
-    from ..rules.ruleset import load_rules
-    from .learned import explain
-    from .store import load
+    return explain(ExplainOptions(args.rules, args.data, args.chooser, args.dialog, args.turn, args.top))
 
-    ruleset = load_rules(args.rules)
-    model = load(args.chooser)
-    dialogs, turns = read_file(args.data)
-    if not 1 <= args.dialog <= len(dialogs):
-        raise Dstc2ConvError(f"--dialog {args.dialog}: the file has dialogs 1 to {len(dialogs)}", args.data)
-    of_dialog = [i for i, t in enumerate(turns) if t.dialog == args.dialog - 1]
-    if not 1 <= args.turn <= len(of_dialog):
-        raise Dstc2ConvError(f"--turn {args.turn}: dialog {args.dialog} has bot turns 1 to {len(of_dialog)}",
-                             args.data)
-    index = of_dialog[args.turn - 1]
+
+def explain(o: ExplainOptions) -> int:
+    """One turn: the rules' choice and the chooser's, the proposals, the scores, the
+    features that decided (``RulesLearned.explain``, at the turn of the one loop)."""
+    numpy_ready()
+    from ...task6.turns import read_file
+    from ..interface import explain_turn
+    from ..registry import load
+    from ..rules.ruleset import load_rules
+    from ..rules.system import over_rules
+
+    ruleset = load_rules(o.rules)
+    system = over_rules(load(o.chooser), ruleset)
+    dialogs, turns = read_file(o.data)
+    if not 1 <= o.dialog <= len(dialogs):
+        raise Dstc2ConvError(f"--dialog {o.dialog}: the file has dialogs 1 to {len(dialogs)}", o.data)
+    of_dialog = [i for i, t in enumerate(turns) if t.dialog == o.dialog - 1]
+    if not 1 <= o.turn <= len(of_dialog):
+        raise Dstc2ConvError(f"--turn {o.turn}: dialog {o.dialog} has bot turns 1 to {len(of_dialog)}", o.data)
+    index = of_dialog[o.turn - 1]
     turn = turns[index]
-    found = explain(model, Compiled(ruleset), turns, index, args.top)
-    out = [f"dialog {args.dialog} turn {args.turn} (line {turn.line})",
-           f"user     {turn.user}",
-           f"gold     {turn.gold.strip()}",
-           f"rules    {found.choice.rules_text or '(nothing)'}  [{found.choice.rules_rule or 'no rule'}]",
-           f"chooser  {found.choice.text}  [{found.choice.rule or 'template'}]",
-           "proposals (rule: response):"]
-    out += [f"  {p.rule}: {p.text}" for p in found.view.proposals] or ["  (none)"]
-    out.append("best responses (score, from):")
-    out += [f"  {score:8.3f}  {text}  [{how}]" for text, score, how in found.columns]
-    out.append("features that decided (weight for the best, for the runner-up):")
-    out += [f"  {a:+8.3f} {b:+8.3f}  {name}" for name, a, b in found.reasons]
+    out = [f"dialog {o.dialog} turn {o.turn} (line {turn.line})", f"user     {turn.user}",
+           f"gold     {turn.gold.strip()}", *explain_turn(system, turns, index, o.top)]
     print("\n".join(out))
     return 0
 
 
-def add_parsers(rules_sub, common, reporting_errors) -> None:
-    """``rules learn`` and ``rules explain``."""
-    from ...arguments import at_least
-    from .settings import Settings
+def _problems_one_a_line(command):
+    """Run a command; print every problem of a rule file, one a line (exit code 2)."""
+    from ..rules.problems import RuleFileError, print_problems
 
-    default = Settings()
-    p = rules_sub.add_parser("learn", help="train a chooser among the rules' proposals into a model folder")
-    common(p, data_required=None)
+    def run(args) -> int:
+        try:
+            return command(args)
+        except RuleFileError as exc:
+            print_problems(exc)
+            return 2
+    return run
+
+
+def _rules_parser(sub) -> argparse._SubParsersAction:
+    """The actions of ``dstc2conv rules`` in the command line's ``sub``."""
+    rules = sub.choices["rules"]
+    return next(a for a in rules._actions if isinstance(a, argparse._SubParsersAction))
+
+
+def _common(p, data: bool = True) -> None:
+    from ..rules.shipped import DEFAULT_RULES, default_rules
+
+    p.add_argument("--rules", default=default_rules(), metavar="FILE",
+                   help=f"rule file (default: {DEFAULT_RULES} if it is in the current folder, "
+                        "else the rules shipped with dstc2conv)")
+    if data:
+        p.add_argument("--data", required=True, metavar="T6FILE", help="a task-6 file")
+    p.add_argument("--quiet", action="store_true", help="no progress or notes on stderr (warnings stay)")
+
+
+def add_parsers(sub) -> None:
+    """``rules learn`` and ``rules explain``, added to ``dstc2conv rules`` (in ``sub``, the
+    command line's commands)."""
+    from ...arguments import at_least
+
+    actions, default = _rules_parser(sub), Settings()
+    p = actions.add_parser("learn", help="train a chooser among the rules' proposals into a model folder")
+    _common(p, data=False)
     p.add_argument("--train", required=True, metavar="T6FILE", help="the task-6 file to train on")
     p.add_argument("--dev", metavar="T6FILE", help="a task-6 file to report per-response accuracy on")
     p.add_argument("--out", required=True, metavar="DIR", help="the model folder (made if missing)")
@@ -120,20 +152,19 @@ def add_parsers(rules_sub, common, reporting_errors) -> None:
                    help=f"L-BFGS iterations at the most (default {default.iterations})")
     p.add_argument("--l2", type=_non_negative, default=default.l2, metavar="L",
                    help=f"the actions' weights' L2 penalty (default {default.l2})")
-    p.set_defaults(func=reporting_errors(_cmd_learn))
+    p.set_defaults(func=_problems_one_a_line(_cmd_learn))
 
-    p = rules_sub.add_parser("explain", help="one turn: the proposals, the chooser's scores, the features that decided")
-    common(p)
+    p = actions.add_parser("explain", help="one turn: the proposals, the chooser's scores, the features that decided")
+    _common(p)
     p.add_argument("--chooser", required=True, metavar="DIR", help="the chooser's model folder (rules learn)")
     p.add_argument("--dialog", type=at_least(1), required=True, metavar="D", help="the dialog's number, from 1")
     p.add_argument("--turn", type=at_least(1), required=True, metavar="N",
                    help="the bot turn's number in the dialog, from 1")
     p.add_argument("--top", type=at_least(1), default=8, metavar="N", help="responses and features shown (default 8)")
-    p.set_defaults(func=reporting_errors(_cmd_explain))
+    p.set_defaults(func=_problems_one_a_line(_cmd_explain))
 
 
 def _number(text: str) -> float:
-    import argparse
     import math
 
     try:
@@ -146,12 +177,10 @@ def _number(text: str) -> float:
 
 
 def _non_negative(text: str) -> float:
-    import argparse
-
     value = _number(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text}: give 0 or more")
     return value
 
 
-__all__ = ["chosen", "add_parsers"]
+__all__ = ["LearnOptions", "ExplainOptions", "learn", "explain", "add_parsers"]

@@ -9,7 +9,7 @@ import numpy as np
 
 from .actions import SOURCES, Action
 from .features import TurnView
-from .model import Batch, Shape
+from .training import Batch, Shape
 
 RANKS = 3     # a proposal's rank among the rules' proposals: 0, 1, 2, 3 or more
 

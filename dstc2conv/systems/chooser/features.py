@@ -1,4 +1,4 @@
-"""What the chooser sees of a bot turn, from the rules' run over the dialog: the turn's
+"""What the chooser sees of a bot turn, from the rules' run over the dialog so far: the turn's
 features (the user's words, the slots, the flags, the results, the previous two bot
 turns' templates, the kinds of response said so far, the turn's position, the rules that
 propose a response), every rule's proposal
@@ -106,7 +106,7 @@ class Viewer:
         return (f"prev2:{self.before_prev}", *(f"sofar:{kind}:{min(n, 3)}" for kind, n in sorted(self.kinds.items())))
 
     def view(self, state, user: str, mentioned: set, found: dict) -> TurnView:
-        """The turn's view before its gold is known (``gold`` empty)."""
+        """The turn's view before its gold is known (``gold`` empty): what a choice sees."""
         features = turn_features(state, user, mentioned, found, self.prev, self.names) + self.history()
         props = []
         for rule, text in found.items():
@@ -118,7 +118,8 @@ class Viewer:
 
     def observed(self, view: TurnView, state, gold: str) -> TurnView:
         """The view with its gold (``state``: the state the view was made in, before the
-        gold is observed); the gold becomes the next turn's previous action."""
+        gold is observed), what training learns from; the gold becomes the next turn's
+        previous action."""
         gold = gold.strip()
         action = self.delex(gold, state)
         if fill(self.spaced, action, state) != gold:
@@ -134,25 +135,4 @@ class Viewer:
         return replace(view, gold=gold, gold_action=action)
 
 
-def walk(compiled, turns):
-    """Every turn, its dialogs walked in order: (turn, the engine's state, the turn's view
-    before its gold, the view with its gold). The state is valid until the next turn is
-    asked for; the view before the gold is what a choice may see."""
-    from ..rules.engine import proposals
-
-    viewer = Viewer(compiled)
-    dialog = None
-    for turn, state, mentioned, found in proposals(compiled, turns):
-        if turn.dialog != dialog:
-            dialog = turn.dialog
-            viewer.reset()
-        view = viewer.view(state, turn.user, mentioned, found)
-        yield turn, state, view, viewer.observed(view, state, turn.gold)
-
-
-def views(compiled, turns) -> list[TurnView]:
-    """Every turn's view, gold included (for training and measuring)."""
-    return [seen for *_, seen in walk(compiled, turns)]
-
-
-__all__ = ["NONE", "Proposal", "TurnView", "Viewer", "turn_features", "views", "walk"]
+__all__ = ["NONE", "Proposal", "TurnView", "Viewer", "turn_features"]

@@ -16,23 +16,11 @@ from ...files import check_writable, output_folder, read_bytes, read_text, write
 from ...reporter import reporting
 from .objectives import OBJECTIVES
 from .problems import count
+from .shipped import DEFAULT_RULES, default_rules, shipped_rules
 
 if TYPE_CHECKING:
     from ...evaluate.responses import Score
     from .history import History, Scored
-
-DEFAULT_RULES = os.path.join("rules", "dstc2.yaml")
-
-
-def default_rules() -> str:
-    """``rules/dstc2.yaml`` in the current folder (a checkout, where the rules are edited)
-    if it is there, else the rule file shipped with dstc2conv."""
-    if os.path.isfile(DEFAULT_RULES):
-        return DEFAULT_RULES
-    from importlib import resources
-
-    return str(resources.files("dstc2conv.rulefiles") / "dstc2.yaml")
-
 
 @dataclass(frozen=True)
 class _Files:
@@ -103,16 +91,9 @@ def _reporting(command):
 
 
 def _predict(ruleset, turns):
-    from .engine import Compiled, predict
+    from .system import Rules, answers
 
-    return predict(Compiled(ruleset), turns)
-
-
-def shipped_rules() -> str:
-    """The rule file shipped with dstc2conv."""
-    from importlib import resources
-
-    return str(resources.files("dstc2conv.rulefiles") / "dstc2.yaml")
+    return answers(Rules(ruleset), turns)
 
 
 @dataclass(frozen=True)
@@ -477,7 +458,7 @@ def _cmd_report(args) -> int:
     predictions = predict(compiled, turns)
     sections = tables(predictions, turns, compiled, top=top, systems=systems)
     if options.chooser:
-        from ..chooser.report import overrides
+        from .overrides import overrides
 
         sections.insert(0, overrides(predictions, _chosen(options, ruleset, turns), turns, top))
     _print_report(options, sections)
@@ -662,7 +643,6 @@ def add_parser(sub) -> None:
     _add_report(rules_sub)
     _add_check(rules_sub)
     _add_tune(rules_sub)
-    _add_chooser_parsers(rules_sub)
 
 
 def _common(p, data_required=True) -> None:
@@ -764,7 +744,7 @@ def _add_tune(rules_sub) -> None:
     p.set_defaults(func=_reporting(_cmd_tune))
 
 
-# ---------------------------------------------------------------- the learned chooser
+# ---------------------------------------------------------------- a system over the rules
 
 
 def _chooser_option(p, what=""):
@@ -774,18 +754,18 @@ def _chooser_option(p, what=""):
                         + what)
 
 
-def _add_chooser_parsers(rules_sub) -> None:
-    """``rules learn`` and ``rules explain``."""
-    from ..chooser.cli import add_parsers
-
-    add_parsers(rules_sub, _common, _reporting)
-
-
 def _chosen(options: _PredictOptions | _ReportOptions | _ScoreOptions, ruleset, turns):
-    """The learned chooser's predictions (--chooser DIR) over the rules' proposals."""
-    from ..chooser.cli import chosen
+    """The predictions of the model folder --chooser DIR (a system over the rules, such as
+    the learned chooser), built over ``ruleset``, through the one dialog loop: each with
+    the first rule proposing it (``learned``: a template no rule proposed)."""
+    from ..registry import load
+    from .engine import Prediction
+    from .system import answers, over_rules
 
-    return chosen(options.chooser, ruleset, turns)
+    system = load(options.chooser)
+    if "rules" not in system.get_params() or not hasattr(system, "last_rule"):
+        raise Dstc2ConvError(f"a model of {system.label()}, not of a system over the rules", options.chooser)
+    return [Prediction(p.text, p.rule or "learned") for p in answers(over_rules(system, ruleset), turns)]
 
 
 def _score_chosen(options: _ScoreOptions) -> int:
@@ -808,9 +788,9 @@ def _score_chosen(options: _ScoreOptions) -> int:
     predictions = _chosen(options, ruleset, turns)
     seconds = time.perf_counter() - start
     results = tuple(outcomes([p.text for p in predictions], turns))
-    from ..chooser.store import load
+    from ..folder import WEIGHTS
 
-    weights = load(options.chooser).info.get("weights", "")
+    weights = sha256_file(os.path.join(options.chooser, WEIGHTS))
     now = score(results, turns, signature(data_sha, f"rules:{ruleset.sha256[:12]}+learned:{weights[:12]}"))
     systems = by_system(results, turns, sessions.systems) if sessions else None
     if options.against in (None, "last", "best", "shipped") or os.path.isfile(options.against):

@@ -269,10 +269,22 @@ def looked_up(rule_ids) -> list:
     return [(rule_id, methodcaller("get", rule_id)) for rule_id in rule_ids]
 
 
-def states(compiled: Compiled, turns: list[BotTurn]):
+def propose(compiled: Compiled, state: State, user: str, mentioned: set[str]) -> dict[str, str]:
+    """What every applicable response rule proposes at a turn, the one place: rule id ->
+    response, in rule order (its first entry the response ``choose`` gives)."""
+    found = {}
+    for rule, respond in compiled.responders:
+        text = respond(state, user, mentioned)
+        if text is not None:
+            found[rule.id] = text
+    return found
+
+
+def _states(compiled: Compiled, turns: list[BotTurn]):
     """Each turn with the engine's state at it, after the user turn (``before_response``),
     and the slots the user turn names: (turn, state, mentioned). The gold bot turn is
-    observed when the next is asked for; a new dialog starts a new state."""
+    observed when the next is asked for; a new dialog starts a new state. (The rules'
+    offline passes over a file; a system answers through ``interface.run``.)"""
     state = None
     dialog = -1
     for turn in turns:
@@ -286,7 +298,7 @@ def predict(compiled: Compiled, turns: list[BotTurn]) -> list[Prediction]:
     """The chosen response (``choose``) for every turn."""
     out = []
     responders = compiled.responders
-    for turn, state, mentioned in states(compiled, turns):
+    for turn, state, mentioned in _states(compiled, turns):
         won = choose(responders, state, turn.user, mentioned)
         out.append(NOTHING if won is None else Prediction(won[1], won[0].id))
     return out
@@ -294,23 +306,9 @@ def predict(compiled: Compiled, turns: list[BotTurn]) -> list[Prediction]:
 
 def candidates(compiled: Compiled, turns: list[BotTurn]) -> list[dict[str, str]]:
     """For every turn, the response of every response rule that gives one (rule id ->
-    response), in rule order."""
-    return [found for *_, found in proposals(compiled, turns)]
-
-
-def proposals(compiled: Compiled, turns: list[BotTurn]):
-    """Every turn with the engine's state at it and what every applicable response rule
-    proposes: (turn, state, mentioned, found), ``found`` (rule id -> response) in rule
-    order, its first entry the response ``predict`` gives. The state is the engine's own,
-    valid until the next turn is asked for (copy what must be kept)."""
-    for turn, state, mentioned in states(compiled, turns):
-        found = {}
-        for rule, respond in compiled.responders:
-            text = respond(state, turn.user, mentioned)
-            if text is not None:
-                found[rule.id] = text
-        yield turn, state, mentioned, found
+    response, ``propose``), in rule order."""
+    return [propose(compiled, state, turn.user, mentioned) for turn, state, mentioned in _states(compiled, turns)]
 
 
 __all__ = ["State", "Compiled", "Prediction", "every_response_rule",
-           "choose", "looked_up", "states", "predict", "candidates", "proposals"]
+           "choose", "looked_up", "propose", "predict", "candidates"]

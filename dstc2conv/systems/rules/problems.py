@@ -51,3 +51,13 @@ class RuleFileError(Dstc2ConvError):
 
     def __str__(self) -> str:
         return "\n".join(str(p) for p in self.problems)
+
+
+def print_problems(exc: RuleFileError) -> None:
+    """Every problem of a rule file on stderr, one a line, as the command line prints an error."""
+    import sys
+
+    from ...errors import one_line
+
+    for problem in exc.problems:
+        print(f"dstc2conv: error: {one_line(str(problem))}", file=sys.stderr)

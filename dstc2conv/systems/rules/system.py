@@ -1,14 +1,16 @@
 """The rule baseline as a system of the one interface (``systems.interface``): the engine
-(``engine.py``) driven turn by turn by the package's dialog loop."""
+(``engine.py``) driven turn by turn by the one dialog loop (``interface.run``); and the
+answers of a system over the rules with the rule behind each (``answers``)."""
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
 
 from ...task6.turns import BotTurn
-from ..interface import System
-from .engine import Compiled, State, choose
+from ..interface import System, clone, run
+from .engine import Compiled, Prediction, State, choose, propose
 from .ruleset import RuleSet, load_rules
+from .shipped import shipped_rules
 
 
 class Rules(System):
@@ -17,7 +19,8 @@ class Rules(System):
     the rules, and the first dialog does it when ``fit`` was not called. At each turn the
     state takes the user utterance, then the first response rule that renders answers
     (``engine.choose``); ranked, the responses of every rule that renders, in rule order,
-    each once. No rule answering: the empty response."""
+    each once. No rule answering: the empty response. ``last_rule``: the id of the rule
+    behind its last answer (None: no rule answered)."""
 
     name = "rules"
 
@@ -25,8 +28,6 @@ class Rules(System):
         self.rules = rules
 
     def fit(self, train: Sequence[BotTurn] = (), dev: Sequence[BotTurn] | None = None) -> Rules:
-        from .cli import shipped_rules
-
         rules = self.rules if self.rules is not None else shipped_rules()
         self.ruleset_ = rules if isinstance(rules, RuleSet) else load_rules(os.fspath(rules))
         self.compiled_ = Compiled(self.ruleset_)
@@ -38,22 +39,23 @@ class Rules(System):
             self.fit()
         self._state = State()
         self._turn = 0
+        self.last_rule = None
 
     def rank(self, user: str, k: int) -> tuple[str, ...]:
         """The state takes the user utterance (once a turn: the loop asks once)."""
         state = self._state
         mentioned = self.compiled_.before_response(state, user)
-        responders = self.compiled_.responders
         if k == 1:
-            won = choose(responders, state, user, mentioned)
+            won = choose(self.compiled_.responders, state, user, mentioned)
+            self.last_rule = None if won is None else won[0].id
             return ("" if won is None else won[1],)
         found: dict[str, str] = {}
-        for _, respond in responders:
-            text = respond(state, user, mentioned)
-            if text is not None:
-                found.setdefault(text.strip(), text)
-                if len(found) == k:
-                    break
+        for rule, text in propose(self.compiled_, state, user, mentioned).items():
+            if not found:
+                self.last_rule = rule
+            found.setdefault(text.strip(), text)
+            if len(found) == k:
+                break
         return tuple(found.values()) or ("",)
 
     def observe(self, user: str, gold: str, context: tuple[str, ...]) -> None:
@@ -61,4 +63,48 @@ class Rules(System):
         self._turn += 1
 
 
-__all__ = ["Rules"]
+class _Noting(System):
+    """A system over the rules as the loop drives it, noting after each answer the rule
+    behind it (the system's ``last_rule``)."""
+
+    def __init__(self, system: System):
+        self.system = system
+        self.rules: list[str | None] = []
+
+    def fitted(self) -> bool:
+        return self.system.fitted()
+
+    def label(self) -> str:
+        return self.system.label()
+
+    def reset(self) -> None:
+        self.system.reset()
+
+    def rank(self, user: str, k: int) -> tuple[str, ...]:
+        ranking = self.system.rank(user, k)
+        self.rules.append(self.system.last_rule)
+        return ranking
+
+    def observe(self, user: str, gold: str, context: tuple[str, ...]) -> None:
+        self.system.observe(user, gold, context)
+
+
+def answers(system: System, turns: Sequence[BotTurn]) -> list[Prediction]:
+    """Every turn's answer by ``system`` (the rules, or a system over them that keeps
+    ``last_rule`` likewise), through the one dialog loop, with the rule behind it."""
+    noting = _Noting(system)
+    texts = [ranking[0] for ranking in run(noting, turns, 1)]
+    return [Prediction(text, rule) for text, rule in zip(texts, noting.rules)]
+
+
+def over_rules(system: System, ruleset: RuleSet) -> System:
+    """A fitted system over the rules (its setting ``rules``), built again over
+    ``ruleset`` with what it learned: its settings but the rules, then ``restore`` of its
+    ``state``."""
+    again = clone(system)
+    again.rules = ruleset
+    again.restore(*system.state())
+    return again
+
+
+__all__ = ["Rules", "answers", "over_rules"]

@@ -1,6 +1,6 @@
-"""The chooser: trained on the rules' views of a training file, it picks, at each bot
-turn, one of the responses the turn allows (a rule's proposal, or a template of train
-filled from the rules' state), and can say why."""
+"""The chooser: its weights learned from the training turns' views (``learn``), then at
+each bot turn the responses the turn allows (a rule's proposal, or a template of train
+filled from the rules' state) scored and ranked (``rank_view``), and why (``explained``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,12 +8,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import Dstc2ConvError
-from ...reporter import progress as say_progress
+from ...reporter import Steps, note
 from .actions import fill
 from .encode import Vocabulary, build, encode, turn_columns
-from .features import TurnView, views, walk
-from .model import Batch, train
+from .features import TurnView
 from .settings import Settings
+from .training import Batch, train
 
 
 @dataclass(frozen=True)
@@ -21,8 +21,7 @@ class Model:
     vocab: Vocabulary
     W: np.ndarray          # (turn features, actions + 1)
     u: np.ndarray          # (column features,)
-    settings: Settings
-    info: dict             # what it was trained on (files, turns, rules), for the record
+    info: dict             # how training went (turns, usable turns, sizes, the loss), for the record
 
 
 @dataclass(frozen=True)
@@ -35,26 +34,25 @@ class Choice:
     ranking: tuple             # (text, score), best first, distinct texts
 
 
-def fit(ruleset, train_turns, settings: Settings = Settings(), min_count: int = 2, info: dict | None = None) -> Model:
-    """A chooser trained on the turns of a training file, run through ``ruleset``."""
-    from ..rules.engine import Compiled
-
-    say_progress("chooser: running the rules over the training turns")
-    train_views = views(Compiled(ruleset), train_turns)
-    vocab = build(train_views, min_count)
-    batch, _ = encode(train_views, vocab, settings.hide, settings.seed)
-    del train_views         # the weights need the memory more
-    if not (batch.gold >= 0).any():
+def learn(views: list[TurnView], settings: Settings = Settings()) -> Model:
+    """A chooser trained on the views of the training turns, gold included (the list is
+    emptied: the weights need the memory more)."""
+    turns = len(views)
+    vocab = build(views, settings.min_count)
+    batch, _ = encode(views, vocab, settings.hide, settings.seed)
+    views.clear()
+    usable = int((batch.gold >= 0).sum())
+    if not usable:
         raise Dstc2ConvError("no training turn has its gold among the responses the rules allow: nothing to learn")
-
-    def shown(iteration, most, loss):
-        say_progress(f"chooser: iteration {iteration} (of {most} at the most), loss {loss:.4f}")
-
-    W, u, history = train(vocab.shape, batch, len(vocab.features), len(vocab.columns), settings, shown)
-    info = dict(info or {})
-    info.update(turns=len(train_turns), usable=int((batch.gold >= 0).sum()), actions=len(vocab.actions),
-                features=len(vocab.features), columns=len(vocab.columns), loss=[round(x, 6) for x in history])
-    return Model(vocab, W, u, settings, info)
+    note(f"rules+learned: {len(vocab.actions)} actions, {len(vocab.features)} turn features, {len(vocab.columns)} "
+         f"column features; {usable} of {turns} training turns have their gold among the responses allowed")
+    with Steps(settings.iterations, "rules+learned: L-BFGS", "iteration") as steps:
+        W, u, history = train(vocab.shape, batch, len(vocab.features), len(vocab.columns), settings,
+                              lambda done, most, loss: steps.update(1, f"loss {loss:.4f}"))
+    note(f"rules+learned: trained in {len(history)} iterations, loss {history[-1] if history else float('nan'):.4f}")
+    info = dict(turns=turns, usable=usable, actions=len(vocab.actions), features=len(vocab.features),
+                columns=len(vocab.columns), loss=[round(x, 6) for x in history])
+    return Model(vocab, W, u, info)
 
 
 def turn_scores(model: Model, view: TurnView) -> tuple[np.ndarray, list[str]]:
@@ -111,11 +109,6 @@ def rank_view(model: Model, view: TurnView, state, spaced: dict, k: int = 1) -> 
     return Choice(best, rule, props[0].text if props else "", props[0].rule if props else None, tuple(ranking))
 
 
-def decide(model: Model, compiled, turns, k: int = 1) -> list[Choice]:
-    """The chooser's choice at every turn of ``turns`` (their dialogs walked in order)."""
-    return [rank_view(model, view, state, compiled.spaced, k) for _, state, view, _ in walk(compiled, turns)]
-
-
 @dataclass(frozen=True)
 class Explained:
     view: TurnView
@@ -124,17 +117,10 @@ class Explained:
     reasons: tuple        # (feature, weight for the best, weight for the runner-up), largest gap first
 
 
-def explain(model: Model, compiled, turns, index: int, top: int = 10) -> Explained:
-    """One turn (``turns[index]``) explained: every allowed response with its score, and the
-    features that most separate the chosen one from the runner-up."""
-    target = turns[index]
-    for turn, state, view, _ in walk(compiled, [t for t in turns if t.dialog == target.dialog]):
-        if turn.index == target.index:
-            return _explained(model, view, state, compiled.spaced, top)
-    raise Dstc2ConvError(f"no turn {target.index} in dialog {target.dialog + 1}")
-
-
-def _explained(model: Model, view: TurnView, state, spaced: dict, top: int) -> Explained:
+def explained(model: Model, view: TurnView, state, spaced: dict, top: int) -> Explained:
+    """One turn (its view before the gold, the engine's state there) explained: every
+    allowed response with its score, and the features that most separate the chosen one
+    from the runner-up."""
     batch, extra, z = _one(view, model)
     vocab, A = model.vocab, len(model.vocab.actions)
     choice = rank_view(model, view, state, spaced, k=top)
@@ -171,4 +157,4 @@ def _explained(model: Model, view: TurnView, state, spaced: dict, top: int) -> E
     return Explained(view, choice, tuple((t, s, how) for t, s, how, _ in cols), tuple(reasons[:top]))
 
 
-__all__ = ["Model", "Choice", "Explained", "fit", "rank_view", "decide", "explain"]
+__all__ = ["Model", "Choice", "Explained", "learn", "turn_scores", "rank_view", "explained"]

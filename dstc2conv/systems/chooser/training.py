@@ -1,5 +1,6 @@
-"""The chooser's model: a multinomial logistic regression over the responses a turn
-allows (a conditional logit), numpy only, with hand-written gradients.
+"""How the chooser is trained: the loss of a multinomial logistic regression over the
+responses a turn allows (a conditional logit), numpy only, with hand-written gradients,
+minimised by the trainer's own L-BFGS.
 
 A turn's columns are the actions of train (``A`` of them), which the action mask limits
 to those the state can fill, then one column per rule proposal that is no action of
