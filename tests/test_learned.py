@@ -12,8 +12,8 @@ from dstc2conv.cli import run
 from dstc2conv.errors import Dstc2ConvError
 from dstc2conv.systems.embeddings import SupervisedEmbeddings
 from dstc2conv.systems.interface import predict
-from dstc2conv.systems.learning import folder
-from dstc2conv.systems.learning.text import examples
+from dstc2conv.systems.neural import folder
+from dstc2conv.systems.neural.text import examples
 from dstc2conv.systems.memn2n import MemN2N
 from dstc2conv.task6.turns import read_turns
 
@@ -52,7 +52,7 @@ FAST = {"epochs": 25, "patience": 25, "batch": 8}
 def _ready(system, turns):
     """The system's vocabulary, candidates and initial weights, in float64, and the batch of
     every turn: what the gradient check needs."""
-    from dstc2conv.systems.learning.text import Vocabulary, distinct_golds, turn_texts
+    from dstc2conv.systems.neural.text import Vocabulary, distinct_golds, turn_texts
 
     system.vocab = Vocabulary.build(turn_texts(turns), system.extra_words())
     system.use_candidates(distinct_golds(turns))
@@ -247,7 +247,7 @@ def _edit_model(folder, change_meta=None, weights=None):
         change_meta(meta)
         open(meta_path, "w", encoding="utf-8").write(_json.dumps(meta))
     if weights is not None:
-        from dstc2conv.systems.learning.folder import npz_bytes
+        from dstc2conv.systems.neural.folder import npz_bytes
 
         open(os.path.join(folder, "weights.npz"), "wb").write(npz_bytes(weights))
 
@@ -275,7 +275,7 @@ def test_weights_that_are_not_the_models_are_refused_before_they_are_read(files,
 
     model = str(tmp_path / "m")
     assert run(["memn2n", "train", "--train", files["trn"], "--dev", files["dev"], "--model", model, "--quiet"]) == 0
-    from dstc2conv.systems.learning.folder import load
+    from dstc2conv.systems.neural.folder import load
 
     with np.load(os.path.join(model, "weights.npz")) as stored:
         shapes = {k: v.shape for k, v in stored.items()}

@@ -23,6 +23,7 @@ from ..task6.candidates import distinct, read_candidates
 from ..task6.turns import read_turns
 from . import registry
 from .interface import progress_lines, run
+from .mistakes import check_data
 
 BASE = "rules"     # the system the others are compared with
 
@@ -121,6 +122,7 @@ def table2(train: str, dev: str, test: str, candidates: str | None = None, syste
     if len(set(names)) != len(names):
         raise Dstc2ConvError(f"a system is named twice: {', '.join(names)}")
     trn, dv, tst = read_turns(train), read_turns(dev), read_turns(test)
+    check_data(os.fspath(train), os.fspath(dev), trn, dv)
     if candidates is not None:
         pool = read_candidates(candidates)
         candidates_from, candidates_sha = os.fspath(candidates), sha256_file(candidates)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ...errors import Dstc2ConvError
 from ...files import output_folder, read_bytes, write_files_atomic
-from ..learning.folder import npz_bytes
+from ..folder import npz_bytes
 from .actions import Action
 from .encode import Vocabulary
 from .learned import Model
