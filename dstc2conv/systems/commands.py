@@ -147,7 +147,8 @@ def load_model(model: str, systems: tuple = ()):
     keeps nothing it learned (its state is empty) is fitted again on the files the folder
     names, if they are still there with the same SHA-256."""
     from ..files import sha256_file
-    from .folder import load, read_meta
+    from .folder import read_meta
+    from .registry import load
 
     if systems:
         found = read_meta(model)["system"]
