@@ -187,7 +187,7 @@ def test_bad_inputs_are_one_line_and_exit_2(files, tmp_path, capsys):
     assert "empty.txt" in _error(capsys, ["embeddings", "train", "--train", str(empty), "--dev", files["dev"],
                                           "--model", model])
     assert not os.path.exists(model)
-    SupervisedEmbeddings(epochs=1).fit(read_turns(files["trn"]), read_turns(files["dev"])).save(model)
+    registry.build("embeddings", epochs=1).fit(read_turns(files["trn"]), read_turns(files["dev"])).save(model)
     assert "a model of embeddings, not of memn2n" in _error(capsys, ["memn2n", "predict", "--model", model,
                                                                      "--data", files["tst"]])
     candidates = tmp_path / "candidates.txt"

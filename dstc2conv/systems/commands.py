@@ -147,12 +147,14 @@ def load_model(model: str, systems: tuple = ()):
     keeps nothing it learned (its state is empty) is fitted again on the files the folder
     names, if they are still there with the same SHA-256."""
     from ..files import sha256_file
-    from .folder import read_meta
-    from .registry import load
+    from .folder import class_path, read_meta
+    from .registry import entry, load
 
     if systems:
-        found = read_meta(model)["system"]
-        if found not in systems:
+        meta = read_meta(model)
+        found = meta["system"]
+        classes = {class_path(entry(name).system_class()) for name in systems}
+        if found not in systems and not (found == meta["class"] and found in classes):
             raise Dstc2ConvError(f"a model of {found}, not of {' or '.join(systems)}", os.path.join(model, "model.json"))
     system = load(model)
     if system.fitted():
