@@ -1,5 +1,6 @@
-"""The learned systems (supervised embeddings, MemN2N): gradients against finite
-differences, a toy task learned, the model folder's round trip, determinism, bad input."""
+"""The neural systems (supervised embeddings, MemN2N): gradients against finite
+differences, a toy task learned, the model folder's round trip, determinism, bad input,
+settings refused when the system is made."""
 from __future__ import annotations
 
 import json
@@ -10,11 +11,12 @@ import pytest
 
 from dstc2conv.cli import run
 from dstc2conv.errors import Dstc2ConvError
+from dstc2conv.systems import folder, registry
 from dstc2conv.systems.embeddings import SupervisedEmbeddings
 from dstc2conv.systems.interface import predict
-from dstc2conv.systems.learning import folder
-from dstc2conv.systems.learning.text import examples
+from dstc2conv.systems.interface import run as run_loop
 from dstc2conv.systems.memn2n import MemN2N
+from dstc2conv.systems.neural.text import examples
 from dstc2conv.task6.turns import read_turns
 
 FOODS = ("thai", "french", "italian", "korean")
@@ -52,7 +54,7 @@ FAST = {"epochs": 25, "patience": 25, "batch": 8}
 def _ready(system, turns):
     """The system's vocabulary, candidates and initial weights, in float64, and the batch of
     every turn: what the gradient check needs."""
-    from dstc2conv.systems.learning.text import Vocabulary, distinct_golds, turn_texts
+    from dstc2conv.systems.neural.text import Vocabulary, distinct_golds, turn_texts
 
     system.vocab = Vocabulary.build(turn_texts(turns), system.extra_words())
     system.use_candidates(distinct_golds(turns))
@@ -62,7 +64,7 @@ def _ready(system, turns):
     system.after_step()
     exs = examples(turns)
     gold = np.array([index[e.gold] for e in exs])
-    return system.batch(system.encode(exs), np.arange(len(exs)), gold)
+    return system.minibatch(system.encode(exs), np.arange(len(exs)), gold)
 
 
 def _check(system, batch, loss_of):
@@ -115,20 +117,31 @@ def test_a_toy_task_that_needs_the_memory_is_learned(files, make):
     assert system.curve[-1].loss < system.curve[0].loss / 2      # chance: 1 api_call in 8
 
 
-@pytest.mark.parametrize("cls", [MemN2N, SupervisedEmbeddings])
-def test_save_and_load_give_the_same_predictions(files, tmp_path, cls):
+@pytest.mark.parametrize("make", [lambda: MemN2N(epochs=3), lambda: MemN2N(match=True, epochs=3),
+                                  lambda: SupervisedEmbeddings(epochs=3)], ids=["memn2n", "match", "embeddings"])
+def test_save_and_load_give_the_same_answers(files, tmp_path, make):
     train, dev, test = (read_turns(files[k]) for k in ("trn", "dev", "tst"))
-    system = cls(epochs=3).fit(train, dev)
+    system = make().fit(train, dev)
     system.save(str(tmp_path / "model"))
-    loaded = cls.load(str(tmp_path / "model"))
-    assert loaded.settings == system.settings
-    assert predict(loaded, test) == predict(system, test)
+    loaded = registry.load(str(tmp_path / "model"))
+    assert type(loaded) is type(system) and loaded.get_params() == system.get_params()
+    assert run_loop(loaded, test, 3) == run_loop(system, test, 3)
     assert sorted(os.listdir(tmp_path)) == ["model"]          # no temporary folder left
     meta = json.loads((tmp_path / "model" / "model.json").read_text())
     assert meta["format"] == folder.FORMAT and meta["version"] == folder.VERSION
-    assert [e["epoch"] for e in meta["dev_curve"]] == [1, 2, 3]
+    assert meta["system"] == "dstc2conv.systems.memn2n.model:MemN2N" if "memn2n" in system.name else \
+        meta["system"] == "dstc2conv.systems.embeddings.model:SupervisedEmbeddings"
+    assert meta["settings"]["epochs"] == 3
+    assert [e["epoch"] for e in meta["facts"]["dev_curve"]] == [1, 2, 3]
+    assert meta["facts"]["trained_with"] == {"candidates": len(system.candidates), "given": 0}
     with np.load(tmp_path / "model" / "weights.npz", allow_pickle=False) as weights:
         assert sorted(weights.files) == sorted(system.params)
+
+
+def test_a_system_not_fitted_is_not_saved(tmp_path):
+    with pytest.raises(Dstc2ConvError, match="memn2n: not fitted"):
+        MemN2N().save(tmp_path / "model")
+    assert not os.path.exists(tmp_path / "model")
 
 
 def test_the_same_seed_gives_the_same_model_and_predictions(files, tmp_path):
@@ -151,7 +164,7 @@ def test_a_kill_while_saving_leaves_the_old_model(files, tmp_path, monkeypatch):
     system.save(str(tmp_path / "model"))
     before = (tmp_path / "model" / "weights.npz").read_bytes()
 
-    def killed(weights):
+    def killed(arrays):
         raise KeyboardInterrupt
     monkeypatch.setattr(folder, "npz_bytes", killed)
     with pytest.raises(KeyboardInterrupt):
@@ -174,7 +187,7 @@ def test_bad_inputs_are_one_line_and_exit_2(files, tmp_path, capsys):
     assert "empty.txt" in _error(capsys, ["embeddings", "train", "--train", str(empty), "--dev", files["dev"],
                                           "--model", model])
     assert not os.path.exists(model)
-    SupervisedEmbeddings(epochs=1).fit(read_turns(files["trn"]), read_turns(files["dev"])).save(model)
+    registry.build("embeddings", epochs=1).fit(read_turns(files["trn"]), read_turns(files["dev"])).save(model)
     assert "a model of embeddings, not of memn2n" in _error(capsys, ["memn2n", "predict", "--model", model,
                                                                      "--data", files["tst"]])
     candidates = tmp_path / "candidates.txt"
@@ -197,11 +210,13 @@ def test_explain_shows_the_attention_of_every_hop(files, tmp_path, capsys):
     MemN2N(hops=3, seed=3).fit(read_turns(files["trn"]), read_turns(files["dev"])).save(model)
     assert run(["memn2n", "explain", "--model", model, "--data", files["tst"], "--dialog", "2", "--turn", "4"]) == 0
     out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("dialog 2, turn 4 (line ") and out[0].endswith(", memn2n")
     assert out[1].split()[:6] == ["hop", "1", "hop", "2", "hop", "3"]
     rows = out[2:8]
     for h in range(3):
         assert sum(float(r.split()[h]) for r in rows) == pytest.approx(1, abs=0.01)
-    assert out[8] == "user:  <SILENCE>" and out[10].startswith("gold:  api_call")
+    assert out[8] == "user:  <SILENCE>" and out[9].startswith("answer: ") and out[10].startswith("gold:  api_call")
+    assert len(out) == 11
     assert "no dialog 99" in _error(capsys, ["memn2n", "explain", "--model", model, "--data", files["tst"],
                                              "--dialog", "99", "--turn", "1"])
 
@@ -218,7 +233,7 @@ def test_without_dev_data_every_epoch_runs_and_the_last_is_kept(files):
 def test_library_errors(files):
     with pytest.raises(Dstc2ConvError):
         MemN2N().rank("hello", 1)
-    with pytest.raises(TypeError):
+    with pytest.raises(Dstc2ConvError, match="MemN2N: no setting hopz"):
         MemN2N(hopz=2)
 
 
@@ -247,13 +262,16 @@ def _edit_model(folder, change_meta=None, weights=None):
         change_meta(meta)
         open(meta_path, "w", encoding="utf-8").write(_json.dumps(meta))
     if weights is not None:
-        from dstc2conv.systems.learning.folder import npz_bytes
+        from dstc2conv.systems.folder import npz_bytes
 
         open(os.path.join(folder, "weights.npz"), "wb").write(npz_bytes(weights))
 
 
 @pytest.mark.parametrize("damage, message", [
-    (lambda m: m.update(vocabulary=m["vocabulary"][:5]), "weights A are float32 of shape"),
+    (lambda m: m["facts"].update(vocabulary=m["facts"]["vocabulary"][:5]), "weights A are float32 of shape"),
+    (lambda m: m["facts"].update(vocabulary=["a", "a"]), "its vocabulary is not a list of distinct words"),
+    (lambda m: m["facts"].update(candidates=[]), "no candidates"),
+    (lambda m: m["settings"].update(optimizer="bogus"), "setting optimizer: 'bogus' is not one of adam, sgd"),
     (lambda m: m["settings"].update(memory=-1), "setting memory: -1 is not from 1 to 1000"),
     (lambda m: m["settings"].update(hops=1e9), "setting hops: 1000000000.0 is not a int"),
     (lambda m: m["settings"].update(hops=10**9), "setting hops: 1000000000 is not from 1 to 16"),
@@ -275,13 +293,10 @@ def test_weights_that_are_not_the_models_are_refused_before_they_are_read(files,
 
     model = str(tmp_path / "m")
     assert run(["memn2n", "train", "--train", files["trn"], "--dev", files["dev"], "--model", model, "--quiet"]) == 0
-    from dstc2conv.systems.learning.folder import load
-
     with np.load(os.path.join(model, "weights.npz")) as stored:
-        shapes = {k: v.shape for k, v in stored.items()}
-    _, weights = load(model, "memn2n", lambda meta: shapes)
+        weights = dict(stored)
     np.savez_compressed(os.path.join(model, "weights.npz"), **weights, X=np.zeros((30000, 3000)))   # 720 MB, zipped small
-    assert "the weights hold A.npy, R.npy, W.npy, X.npy, not A, R, W" in _error(
+    assert "the weights hold A, R, W, X, not A, R, W" in _error(
         capsys, ["memn2n", "predict", "--model", model, "--data", files["tst"]])
     _edit_model(model, weights={**weights, "A": np.full(weights["A"].shape, np.nan, np.float32)})
     assert "weights A hold a value that is not a finite number" in _error(

@@ -66,7 +66,11 @@ def lines(result) -> list[str]:
 
 
 def add_parser(sub) -> None:
+    """``dstc2conv table2``, and the commands of every system: ``train``, ``predict``, ``explain``."""
+    from .commands import add_parsers
     from .registry import NAMES
+
+    add_parsers(sub)
 
     p = sub.add_parser("table2", help="the paper's task-6 row: every system on a test file, beside the paper's figures",
                        description="Fit every system of the paper's Table 2 (task 6) on TRN, with the choices made "

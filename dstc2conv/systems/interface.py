@@ -143,6 +143,11 @@ def _fitting(fit):
     def wrapper(self, train=(), dev=None, *args, **kwargs):
         train_turns = as_turns(train, "train")
         dev_turns = None if dev is None else as_turns(dev, "dev")
+        if isinstance(train, (str, os.PathLike)):     # files: the data mistakes are caught (systems.mistakes)
+            from .mistakes import check_data
+
+            check_data(os.fspath(train), os.fspath(dev) if isinstance(dev, (str, os.PathLike)) else None,
+                       train_turns, dev_turns)
         with one_thread():
             result = fit(self, train_turns, dev_turns, *args, **kwargs)
         if result is not self:

@@ -23,6 +23,7 @@ from ..task6.candidates import distinct, read_candidates
 from ..task6.turns import read_turns
 from . import registry
 from .interface import progress_lines, run
+from .mistakes import check_data
 
 BASE = "rules"     # the system the others are compared with
 
@@ -109,26 +110,8 @@ def comparable(train: DataFile, dev: DataFile, test: DataFile, candidates_sha: s
     return f"{where}, TRN and DEV the published ones, the candidates the paper's set: comparable with the paper's row"
 
 
-def table2(train: str, dev: str, test: str, candidates: str | None = None, systems: Sequence[str] | None = None,
-           resamples: int = 1000, seed: int = 0) -> Table2:
-    """Every system of ``systems`` (default: the whole registry) fitted on ``train`` with
-    ``dev``, run on ``test``; the ones not installed are listed as unavailable."""
-    names = list(registry.NAMES if systems is None else systems)
-    if not names:
-        raise Dstc2ConvError(f"no system named: give some of {', '.join(registry.NAMES)}")
-    for name in names:
-        registry.entry(name)
-    if len(set(names)) != len(names):
-        raise Dstc2ConvError(f"a system is named twice: {', '.join(names)}")
-    trn, dv, tst = read_turns(train), read_turns(dev), read_turns(test)
-    if candidates is not None:
-        pool = read_candidates(candidates)
-        candidates_from, candidates_sha = os.fspath(candidates), sha256_file(candidates)
-    else:
-        pool = distinct(t.gold for t in (*trn, *dv, *tst))
-        candidates_from, candidates_sha = "TRN, DEV and TST", None
-    held = {c.strip() for c in pool}
-    missing = len({t.gold.strip() for t in tst} - held)
+def _fitted_rows(names: Sequence[str], pool: tuple[str, ...], trn, dv, tst) -> tuple[list[Row], list[tuple[str, str]]]:
+    """Each system fitted on TRN (choices on DEV) and scored on TST; and the ones not installed, with why."""
     rows: list[Row] = []
     unavailable: list[tuple[str, str]] = []
     for name in names:
@@ -150,6 +133,31 @@ def table2(train: str, dev: str, test: str, candidates: str | None = None, syste
              f"(fit {fitted - start:.1f} s, predict {done - fitted:.1f} s)")
         rows.append(Row(name, entry.description, entry.reported, accuracy, tuple(scored.outcomes),
                         fitted - start, done - fitted))
+    return rows, unavailable
+
+
+def table2(train: str, dev: str, test: str, candidates: str | None = None, systems: Sequence[str] | None = None,
+           resamples: int = 1000, seed: int = 0) -> Table2:
+    """Every system of ``systems`` (default: the whole registry) fitted on ``train`` with
+    ``dev``, run on ``test``; the ones not installed are listed as unavailable."""
+    names = list(registry.NAMES if systems is None else systems)
+    if not names:
+        raise Dstc2ConvError(f"no system named: give some of {', '.join(registry.NAMES)}")
+    for name in names:
+        registry.entry(name)
+    if len(set(names)) != len(names):
+        raise Dstc2ConvError(f"a system is named twice: {', '.join(names)}")
+    trn, dv, tst = read_turns(train), read_turns(dev), read_turns(test)
+    check_data(os.fspath(train), os.fspath(dev), trn, dv)
+    if candidates is not None:
+        pool = read_candidates(candidates)
+        candidates_from, candidates_sha = os.fspath(candidates), sha256_file(candidates)
+    else:
+        pool = distinct(t.gold for t in (*trn, *dv, *tst))
+        candidates_from, candidates_sha = "TRN, DEV and TST", None
+    held = {c.strip() for c in pool}
+    missing = len({t.gold.strip() for t in tst} - held)
+    rows, unavailable = _fitted_rows(names, pool, trn, dv, tst)
     if not rows:
         raise Dstc2ConvError("none of the systems asked for is available: " +
                              "; ".join(f"{n}: {why}" for n, why in unavailable))

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..learning.bags import bags_of, scatter
-from ..learning.base import Learned
-from ..learning.text import Example
+from ..neural.bags import bags_of, scatter
+from ..neural.base import Learned
+from ..neural.text import Example
 
 
 @dataclass(frozen=True)
-class Batch:
+class BagBatch:
     bag: np.ndarray            # (B, V) word counts of the conversation
     gold: np.ndarray | None    # (B,) candidate indices
 
@@ -34,7 +34,6 @@ class SupervisedEmbeddings(Learned):
     """Supervised embeddings (a memory network without memory)."""
 
     name = "embeddings"
-    kind = "embeddings"
     SETTINGS = {
         "dimension": 32,
         "tied": False,          # A = B
@@ -51,11 +50,11 @@ class SupervisedEmbeddings(Learned):
     }
 
     BOUNDS = {**Learned.BOUNDS, "negatives": (1, 100_000)}
+    GRID = {"tied": (False, True), "negatives": (20, 100)}    # the defaults are its best on the published dev file
 
-    @classmethod
-    def param_shapes(cls, settings: dict, words: int) -> dict[str, tuple[int, ...]]:
-        d = settings["dimension"]
-        return {"A": (words, d)} if settings["tied"] else {"A": (words, d), "B": (words, d)}
+    def param_shapes(self, words: int) -> dict[str, tuple[int, ...]]:
+        d = self.dimension
+        return {"A": (words, d)} if self.tied else {"A": (words, d), "B": (words, d)}
 
     def init_params(self, rng: np.random.Generator) -> dict[str, np.ndarray]:
         s, v = self.settings, len(self.vocab)
@@ -83,24 +82,24 @@ class SupervisedEmbeddings(Learned):
             bags.append((words, np.array([bag[w] for w in words], dtype=np.float32)))
         return Encoded(bags)
 
-    def batch(self, encoded: Encoded, indices: np.ndarray, gold: np.ndarray | None) -> Batch:
+    def minibatch(self, encoded: Encoded, indices: np.ndarray, gold: np.ndarray | None) -> BagBatch:
         bag = np.zeros((len(indices), len(self.vocab)), dtype=np.float32)
         for b, i in enumerate(indices):
             words, counts = encoded.bags[i]
             bag[b, words] = counts
-        return Batch(bag, gold)
+        return BagBatch(bag, gold)
 
     def _tables(self, p: dict) -> tuple[np.ndarray, np.ndarray]:
         return p["A"], p.get("B", p["A"])
 
-    def scores(self, batch: Batch) -> np.ndarray:
+    def scores(self, batch: BagBatch) -> np.ndarray:
         A, B = self._tables(self.params)
         return (batch.bag @ A) @ self.candidate_table("B" if "B" in self.params else "A").T
 
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        return rng.integers(0, len(self.candidates), size=(n, self.settings["negatives"]))
+        return rng.integers(0, len(self.candidates), size=(n, self.negatives))
 
-    def loss_grads(self, batch: Batch, rng: np.random.Generator, params: dict | None = None, negatives=None):
+    def loss_grads(self, batch: BagBatch, rng: np.random.Generator, params: dict | None = None, negatives=None):
         p = params or self.params
         A, B = self._tables(p)
         n = len(batch.gold)
@@ -112,7 +111,7 @@ class SupervisedEmbeddings(Learned):
         x = batch.bag @ A                                                      # (n, d)
         y = Y[chosen]                                                          # (n, 1 + N, d)
         f = np.einsum("bd,bkd->bk", x, y)
-        hinge = self.settings["margin"] - f[:, :1] + f[:, 1:]
+        hinge = self.margin - f[:, :1] + f[:, 1:]
         active = (hinge > 0).astype(A.dtype)
         loss = float((hinge * active).sum() / n)
         df = np.concatenate([-active.sum(axis=1, keepdims=True), active], axis=1) / n

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..learning.bags import bags_of, embed, scatter
-from ..learning.base import Learned
-from ..learning.text import BOT, USER, Example
-from ..learning.training import softmax
+from ..neural.bags import bags_of, embed, scatter
+from ..neural.base import Learned
+from ..neural.text import BOT, USER, Example
+from ..neural.training import softmax
+from ..ranking import best
 from .match import TYPES, kb_entities, type_word
 
 NEG = -1e30
@@ -28,7 +29,7 @@ def time_word(recency: int) -> str:
 
 
 @dataclass(frozen=True)
-class Batch:
+class MemoryBatch:
     texts: np.ndarray         # (U, L) word ids of the distinct utterances in the batch's memories; 0 pads
     slots: np.ndarray         # (B, M, 3) each slot's utterance (a row of texts), time word and speaker word
     mask: np.ndarray          # (B, M) bool: a slot there
@@ -48,7 +49,6 @@ class Encoded:
 class MemN2N(Learned):
     """MemN2N; ``match=True``: with match-type features."""
 
-    kind = "memn2n"
     SETTINGS = {
         "match": False,
         "hops": 1,              # chosen on the published dev file (docs/learned.md)
@@ -64,6 +64,8 @@ class MemN2N(Learned):
         "clip": 40.0,
     }
 
+    GRID = {"hops": (1, 3), "memory": (20, 50)}     # the defaults are its best on the published dev file
+
     # with match=True, the defaults that differ (chosen on dev with the match features)
     MATCH_SETTINGS = {"memory": 50}
 
@@ -74,19 +76,18 @@ class MemN2N(Learned):
 
     @property
     def name(self) -> str:
-        return "memn2n+match" if self.settings["match"] else "memn2n"
+        return "memn2n+match" if self.match else "memn2n"
 
     def extra_words(self) -> list[str]:
-        words = [USER, BOT] + [time_word(i) for i in range(1, self.settings["memory"] + 1)]
-        if self.settings["match"]:
+        words = [USER, BOT] + [time_word(i) for i in range(1, self.memory + 1)]
+        if self.match:
             words += [type_word(t) for t in TYPES]
         return words
 
     BOUNDS = {**Learned.BOUNDS, "hops": (1, 16), "memory": (1, 1000)}
 
-    @classmethod
-    def param_shapes(cls, settings: dict, words: int) -> dict[str, tuple[int, ...]]:
-        d = settings["dimension"]
+    def param_shapes(self, words: int) -> dict[str, tuple[int, ...]]:
+        d = self.dimension
         return {"A": (words, d), "W": (words, d), "R": (d, d)}
 
     def init_params(self, rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -100,7 +101,7 @@ class MemN2N(Learned):
     def prepare(self, candidates: Sequence[str]) -> None:
         ids = [self.vocab.ids(c) for c in candidates]
         self.cand_bags = bags_of(self.vocab, candidates)            # (C, V) word counts
-        if not self.settings["match"]:
+        if not self.match:
             return
         entities = kb_entities()
         known = [(w, self.vocab.index(w)) for w in entities]
@@ -125,9 +126,9 @@ class MemN2N(Learned):
         cache: dict[str, list[int]] = {}
         rows: dict[str, int] = {"\0": 0}
         speaker = {USER: self.vocab.index(USER), BOT: self.vocab.index(BOT)}
-        times = [self.vocab.index(time_word(i)) for i in range(1, self.settings["memory"] + 1)]
-        size = self.settings["memory"]
-        match = self.settings["match"]
+        times = [self.vocab.index(time_word(i)) for i in range(1, self.memory + 1)]
+        size = self.memory
+        match = self.match
         memory, query, seen_rows = [], [], []
         previous: tuple = ()
         seen: set[int] = set()
@@ -163,7 +164,7 @@ class MemN2N(Learned):
         seen_matrix = np.stack(seen_rows) if match and seen_rows else None
         return Encoded(texts, memory, query, seen_matrix)
 
-    def batch(self, encoded: Encoded, indices: np.ndarray, gold: np.ndarray | None) -> Batch:
+    def minibatch(self, encoded: Encoded, indices: np.ndarray, gold: np.ndarray | None) -> MemoryBatch:
         mems = [encoded.memory[i] for i in indices]
         queries = [encoded.query[i] for i in indices]
         slots = np.zeros((len(indices), max(1, max(len(x) for x in mems)), 3), dtype=np.int64)
@@ -176,10 +177,10 @@ class MemN2N(Learned):
         for b, words in enumerate(queries):
             query[b, :len(words)] = words
         seen = encoded.seen[indices] if encoded.seen is not None else None
-        return Batch(encoded.texts[used], slots, mask, query, gold, seen)
+        return MemoryBatch(encoded.texts[used], slots, mask, query, gold, seen)
 
     # -- the network
-    def forward(self, batch: Batch, params: dict | None = None):
+    def forward(self, batch: MemoryBatch, params: dict | None = None):
         """The candidates' scores (B, C) and what the backward pass needs (``params``:
         instead of the model's own)."""
         p = params or self.params
@@ -188,7 +189,7 @@ class MemN2N(Learned):
         E = U[batch.slots[:, :, 0]] + A[batch.slots[:, :, 1]] + A[batch.slots[:, :, 2]]   # (B, M, d)
         q = embed(A, batch.query)                        # (B, d)
         qs, attention, reads = [q], [], []
-        for _ in range(self.settings["hops"]):
+        for _ in range(self.hops):
             s = np.einsum("bmd,bd->bm", E, q)
             s = np.where(batch.mask, s, NEG)
             e = np.exp(s - s.max(axis=1, keepdims=True)) * batch.mask
@@ -201,17 +202,17 @@ class MemN2N(Learned):
         Y = self.cand_bags.astype(W.dtype, copy=False) @ W if params is not None else self.candidate_table("W")   # (C, d)
         logits = q @ Y.T
         G = None
-        if self.settings["match"] and len(self.entries):
+        if self.match and len(self.entries):
             G = q @ W[self.type_ids].T                        # (B, T)
             c, t, j = self.entries.T
             contrib = batch.seen[:, j] * G[:, t]
             logits[:, self.matched] += np.add.reduceat(contrib, self.starts, axis=1)
         return logits, (E, qs, attention, reads, Y, G)
 
-    def scores(self, batch: Batch) -> np.ndarray:
+    def scores(self, batch: MemoryBatch) -> np.ndarray:
         return self.forward(batch)[0]
 
-    def loss_grads(self, batch: Batch, rng=None, params: dict | None = None):
+    def loss_grads(self, batch: MemoryBatch, rng=None, params: dict | None = None):
         p = params or self.params
         A, W, R = p["A"], p["W"], p["R"]
         logits, (E, qs, attention, reads, Y, G) = self.forward(batch, p)   # p: not the cache
@@ -233,7 +234,7 @@ class MemN2N(Learned):
             dq += dG @ W[self.type_ids]
             np.add.at(dW, self.type_ids, dG.T @ q)
         dE = np.zeros_like(E)
-        for h in range(self.settings["hops"] - 1, -1, -1):
+        for h in range(self.hops - 1, -1, -1):
             a, u, qh = attention[h], reads[h], qs[h]
             du = dq @ R
             dR += dq.T @ u
@@ -253,11 +254,21 @@ class MemN2N(Learned):
         dW[0] = 0
         return loss, {"A": dA, "W": dW, "R": dR}
 
-    def attention(self, example: Example) -> tuple[list[tuple[str, str]], np.ndarray, np.ndarray]:
-        """For ``explain``: the memory slots (speaker, text) the model reads for the
-        example, their attention at each hop (hops, slots) and the candidates' scores."""
-        batch = self.batch(self.encode([example]), np.arange(1), None)
+    def explain(self, user: str, top: int) -> list[str]:
+        """The memory slots the model reads now (the last M utterances, oldest first),
+        each with its attention at every hop, the user utterance, and its ``top`` best
+        answers with their scores."""
+        example = Example(tuple(self.history.slots), user, "")
+        batch = self.minibatch(self.encode([example]), np.arange(1), None)
         logits, (_, _, attention, _, _, _) = self.forward(batch)
-        slots = list(example.history[-self.settings["memory"]:])
-        return slots, np.array([a[0, :len(slots)] for a in attention]), logits[0]
-
+        slots = example.history[-self.memory:]
+        lines = ["  ".join(f"hop {h + 1:<2}" for h in range(self.hops)) + "  memory"]
+        if len(example.history) > len(slots):
+            lines.append(f"({len(example.history) - len(slots)} earlier utterances beyond the memory size)")
+        for j, (who, text) in enumerate(slots):
+            lines.append("  ".join(f"{a[0, j]:.3f} " for a in attention) + f"  {who[1:]:<4} {text}")
+        lines.append(f"user:  {user}")
+        order = best(logits[0], max(1, top))
+        lines.append(f"answer: {self.candidates[order[0]]}")
+        lines += [f"  {n:>2}. {logits[0][i]:8.3f}  {self.candidates[i]}" for n, i in enumerate(order[1:], 2)]
+        return lines

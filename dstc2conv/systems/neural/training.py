@@ -1,5 +1,7 @@
 """The one training loop: minibatches in a seeded order, SGD or Adam, one dev accuracy an
-epoch, early stopping that keeps the best epoch's weights."""
+epoch, early stopping that keeps the best epoch's weights. Each epoch is a step of the
+reporter's ``Steps`` (a progress line under the command line, a tqdm bar from Python)
+and a note (shown under the command line)."""
 from __future__ import annotations
 
 import time
@@ -8,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...reporter import note
+from ...reporter import Steps, note
 
 Params = dict[str, np.ndarray]
 
@@ -74,35 +76,41 @@ def fit(params: Params, n: int, step: Callable[[np.ndarray], tuple[float, Params
     optimizer = Optimizer(params, schedule)
     start = time.perf_counter()
     best, best_params, curve, waited = -1.0, {k: v.copy() for k, v in params.items()}, [], 0
-    for epoch in range(1, schedule.epochs + 1):
-        order = rng.permutation(n)
-        total = 0.0
-        for at in range(0, n, schedule.batch):
-            batch = order[at:at + schedule.batch]
-            loss, grads = step(batch)
-            total += loss * len(batch)
-            optimizer.step(params, grads)
-            if after_step is not None:
-                after_step()
-        accuracy = dev_accuracy()
-        curve.append(Epoch(epoch, total / max(n, 1), accuracy or 0.0, time.perf_counter() - start))
-        dev = "no dev data" if accuracy is None else f"dev {accuracy:.2%}"
-        note(f"{label}epoch {epoch}/{schedule.epochs}: loss {total / max(n, 1):.4f}, {dev}, {curve[-1].seconds:.1f} s")
-        if accuracy is None or accuracy > best:
-            best, waited = (accuracy or 0.0), 0
-            best_params = {k: v.copy() for k, v in params.items()}
-        else:
-            waited += 1
-            if waited >= schedule.patience:
-                break
+    with Steps(schedule.epochs, f"{label}epochs", "epoch") as steps:
+        for epoch in range(1, schedule.epochs + 1):
+            total = _epoch(params, n, step, optimizer, rng, schedule.batch, after_step)
+            accuracy = dev_accuracy()
+            curve.append(Epoch(epoch, total / max(n, 1), accuracy or 0.0, time.perf_counter() - start))
+            dev = "no dev data" if accuracy is None else f"dev {accuracy:.2%}"
+            steps.update(1, f"loss {total / max(n, 1):.4f}, {dev}")
+            note(f"{label}epoch {epoch}/{schedule.epochs}: loss {total / max(n, 1):.4f}, {dev}, "
+                 f"{curve[-1].seconds:.1f} s")
+            if accuracy is None or accuracy > best:
+                best, waited = (accuracy or 0.0), 0
+                best_params = {k: v.copy() for k, v in params.items()}
+            else:
+                waited += 1
+                if waited >= schedule.patience:
+                    break
     return best_params, curve
+
+
+def _epoch(params: Params, n: int, step, optimizer: Optimizer, rng: np.random.Generator, size: int,
+           after_step) -> float:
+    """One pass over the examples in a seeded order; the summed loss."""
+    order = rng.permutation(n)
+    total = 0.0
+    for at in range(0, n, size):
+        batch = order[at:at + size]
+        loss, grads = step(batch)
+        total += loss * len(batch)
+        optimizer.step(params, grads)
+        if after_step is not None:
+            after_step()
+    return total
 
 
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     e = np.exp(x - x.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
 
-
-def ranking(scores: np.ndarray, k: int) -> np.ndarray:
-    """The indices of the ``k`` highest scores, best first, ties to the lower index."""
-    return np.argsort(-scores, kind="stable")[:k]

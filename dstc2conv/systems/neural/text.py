@@ -10,13 +10,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ...task6.turns import BotTurn
+from ..ir.words import words
 
 PAD = "<pad>"
 USER, BOT = "$user", "$bot"       # speaker words of the memory slots
-
-
-def words(text: str) -> list[str]:
-    return text.lower().split()
 
 
 @dataclass(frozen=True)
