@@ -17,7 +17,7 @@ _NAMES = {
     "system": "api.functions", "rank": "api.functions", "table2": "api.functions",
     "Dialog": "task6.format", "Exchange": "task6.format", "Context": "task6.format",
     "BotTurn": "task6.turns", "Prediction": "systems.rules.engine",
-    "System": "systems.interface", "clone": "systems.interface", "load": "systems.folder",
+    "System": "systems.interface", "clone": "systems.interface", "load": "systems.registry",
     "check_system": "systems.check",
 }
 

@@ -466,10 +466,10 @@ def test_predict_takes_any_fitted_system_and_the_rules_keep_their_ids(tiny, tmp_
 
 
 def test_the_contracts_names_are_the_packages():
-    from dstc2conv.systems import check, folder, interface
+    from dstc2conv.systems import check, interface, registry
 
     assert (dstc2conv.System, dstc2conv.clone, dstc2conv.load, dstc2conv.check_system) == (
-        interface.System, interface.clone, folder.load, check.check_system)
+        interface.System, interface.clone, registry.load, check.check_system)
     copy = dstc2conv.clone(dstc2conv.system("tfidf", input="last"))
     assert copy.get_params() == {"candidates": None, "input": "last"} and not copy.fitted()
 

@@ -12,7 +12,7 @@ the first that fails raises one ``SystemCheckFailed`` naming it:
 - the gold: a turn's answers do not change when the gold and the result lines of that
   turn and of every later turn are changed (the system answers before it is shown them);
 - explain (where the system explains): lines of text;
-- save and load: the model folder loads (``systems.folder.load``) as a system that
+- save and load: the model folder loads (``systems.registry.load``) as a system that
   answers the same;
 - determinism: two fits with the same settings (and seed) answer the same, and save the
   same bytes.
@@ -342,7 +342,8 @@ class _Checks:
 
     # -- save and load
     def saved(self, system: System, answers: list) -> None:
-        from .folder import load, system_name
+        from .folder import system_name
+        from .registry import load
 
         if "<locals>" in type(system).__qualname__:
             raise self.fail("save and load", f"{type(system).__qualname__} is defined inside a function, so a "
