@@ -1,4 +1,4 @@
-"""dstc2conv: rebuild bAbI dialog task 6 from the raw DSTC2 corpus, and a rule baseline for it.
+"""dstc2conv: rebuild bAbI dialog task 6 from the raw DSTC2 corpus, and the baselines of its Table 2.
 
 The names below are imported when first used (``dstc2conv.api.functions`` and the
 stages it calls), so that importing the package, as the command line does, stays quick.
@@ -17,6 +17,8 @@ _NAMES = {
     "system": "api.functions", "rank": "api.functions", "table2": "api.functions",
     "Dialog": "task6.format", "Exchange": "task6.format", "Context": "task6.format",
     "BotTurn": "task6.turns", "Prediction": "systems.rules.engine",
+    "System": "systems.interface", "clone": "systems.interface", "load": "systems.registry",
+    "check_system": "systems.check",
 }
 
 __all__ = ["Dstc2ConvError", "__version__", *_NAMES]

@@ -447,3 +447,40 @@ def test_build_never_writes_over_a_kb_it_reads(tmp_path):
     result = dstc2conv.build(split="test", raw=SAMPLE, out=out, kb=kb, replace=True)
     assert kb.read_bytes() == before and str(kb) in result.written
     assert result.manifest.kb.sha256 == result.manifest.checksums[kb.name]
+
+
+# ---------------------------------------------------------------- any system, by name, saved and loaded
+
+def test_predict_takes_any_fitted_system_and_the_rules_keep_their_ids(tiny, tmp_path):
+    rules = dstc2conv.predict(dstc2conv.load_rules(), tiny)
+    assert dstc2conv.predict(dstc2conv.system("rules"), tiny) == rules       # a rules system: the rule ids too
+    nn = dstc2conv.system("nn").fit(tiny)
+    found = dstc2conv.predict(nn, dstc2conv.read(tiny))
+    assert [p.rule for p in found] == [None] * 6
+    assert [p.text for p in found] == [r[0] for r in dstc2conv.rank(nn, dstc2conv.read(tiny))]
+    assert dstc2conv.score(found, tiny).per_response == 5 / 6     # the offer is asked with the greeting's words
+    nn.save(tmp_path / "model")
+    assert dstc2conv.predict(dstc2conv.load(tmp_path / "model"), dstc2conv.turns(tiny)) == found
+    with pytest.raises(dstc2conv.Dstc2ConvError, match="nn: not fitted"):
+        dstc2conv.predict(dstc2conv.system("nn"), tiny)
+
+
+def test_the_contracts_names_are_the_packages():
+    from dstc2conv.systems import check, interface, registry
+
+    assert (dstc2conv.System, dstc2conv.clone, dstc2conv.load, dstc2conv.check_system) == (
+        interface.System, interface.clone, registry.load, check.check_system)
+    copy = dstc2conv.clone(dstc2conv.system("tfidf", input="last"))
+    assert copy.get_params() == {"candidates": None, "input": "last"} and not copy.fitted()
+
+
+def test_a_module_in_the_current_folder_is_found_by_the_command(tiny, tmp_path):
+    (tmp_path / "oursystem.py").write_text(
+        "import dstc2conv\n\n\nclass Hello(dstc2conv.System):\n    def rank(self, user, k):\n"
+        "        return ('you are welcome',)\n")
+    done = subprocess.run([str(Path(sys.executable).parent / "dstc2conv"), "table2", "--train", tiny.name, "--dev",
+                           tiny.name, "--test", tiny.name, "--systems", "rules,oursystem:Hello"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^oursystem:Hello +33\.33% ", done.stdout, re.M)

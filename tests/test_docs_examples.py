@@ -13,6 +13,9 @@ temporary folder, with the venv's ``dstc2conv`` first on PATH):
   ```` ```text ```` block right after one (nothing but blank lines between) is its
   expected stdout, with the same ``...`` rule.
 - ``<!-- no-run -->`` on the line before a block: the block is not run.
+- ``<!-- file: NAME -->`` on the line before a block: the block is written to the file
+  NAME in the page's current folder (a module the page's commands then use), not run.
+  Python blocks import from that folder, as a script or ``python`` started there would.
 - ``<!-- setup: corpus -->`` anywhere in a page: the folder then holds
   ``data_raw/dstc2_traindev.tar.gz`` and ``published/dialog-babi-task6-dstc2-{trn,dev,kb}.txt``,
   linked from ../shared (the page is skipped when they are absent, and fails instead
@@ -35,6 +38,7 @@ import pytest
 from conftest import REFERENCE, ROOT, TRAINDEV, need
 
 NO_RUN = "<!-- no-run -->"
+FILE = re.compile(r"^<!-- file: (?P<name>[\w.-]+) -->$")
 SETUP_CORPUS = "<!-- setup: corpus -->"
 PUBLISHED = ("dialog-babi-task6-dstc2-trn.txt", "dialog-babi-task6-dstc2-dev.txt", "dialog-babi-task6-dstc2-kb.txt")
 WILDCARD = "..."
@@ -53,6 +57,7 @@ class Block:
     lines: tuple[str, ...]
     run: bool
     before: str
+    file: str | None = None     # the file the block is written to, instead of running it
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,9 @@ def blocks_of(text: str) -> list[Block]:
             j += 1
         body = tuple(line[len(indent):] if line.startswith(indent) else line.lstrip() for line in lines[i + 1:j])
         previous = lines[i - 1].strip() if i > 0 else ""
-        out.append(Block(opening["lang"].lower(), i + 1, body, previous != NO_RUN, "\n".join(lines[last_end:i])))
+        named = FILE.match(previous)
+        out.append(Block(opening["lang"].lower(), i + 1, body, previous != NO_RUN, "\n".join(lines[last_end:i]),
+                         named and named["name"]))
         i = last_end = j + 1
     return out
 
@@ -208,24 +215,40 @@ def run_page(text: str, page: str, folder: Path, monkeypatch) -> int:
     blocks = blocks_of(text)
     namespace: dict = {"__name__": "__docs__"}
     cwd, ran = folder, 0
-    for k, block in enumerate(blocks):
-        if not block.run:
-            continue
-        if block.lang == "console":
-            try:
-                commands = commands_of(block)
-            except ValueError as err:
-                pytest.fail(f"{page}:{err}", pytrace=False)
-            for command in commands:
-                cwd = run_command(command, cwd, env, page)
-            ran += 1
-        elif block.lang == "python":
-            following = blocks[k + 1] if k + 1 < len(blocks) else None
-            expected = following if following and following.lang == "text" and not following.before.strip() else None
-            monkeypatch.chdir(cwd)
-            run_python(block, expected, namespace, page)
-            ran += 1
+    monkeypatch.syspath_prepend(str(folder))
+    before = set(sys.modules)
+    try:
+        for k, block in enumerate(blocks):
+            if block.run and (block.file or block.lang in ("console", "python")):
+                cwd, ran = _run_block(blocks, k, cwd, env, namespace, page, monkeypatch), ran + 1
+    finally:
+        for name in set(sys.modules) - before:      # the page's own modules go with its folder
+            if str(getattr(sys.modules[name], "__file__", None) or "").startswith(str(folder)):
+                del sys.modules[name]
     return ran
+
+
+def _run_block(blocks: list[Block], k: int, cwd: Path, env: dict[str, str], namespace: dict, page: str,
+               monkeypatch) -> Path:
+    """Runs the page's ``k``-th block (a console or python block), or writes it (a file);
+    returns the folder it ended in."""
+    block = blocks[k]
+    if block.file:
+        (cwd / block.file).write_text("\n".join(block.lines) + "\n")
+        monkeypatch.syspath_prepend(str(cwd))
+    elif block.lang == "console":
+        try:
+            commands = commands_of(block)
+        except ValueError as err:
+            pytest.fail(f"{page}:{err}", pytrace=False)
+        for command in commands:
+            cwd = run_command(command, cwd, env, page)
+    elif block.lang == "python":
+        following = blocks[k + 1] if k + 1 < len(blocks) else None
+        expected = following if following and following.lang == "text" and not following.before.strip() else None
+        monkeypatch.chdir(cwd)
+        run_python(block, expected, namespace, page)
+    return cwd
 
 
 def _pages() -> list[Path]:

@@ -1,6 +1,6 @@
 """The functions ``import dstc2conv`` offers: read and write task-6 files and walk their
-bot turns, build, compare, load rules and predict, score; and the tables (pandas
-DataFrames, ``frames``) of turns, scores and the rules report.
+bot turns, build, compare, load rules, name a system and predict with it, score; and
+the tables (pandas DataFrames, ``frames``) of turns, scores and the rules report.
 
 They stand on top of the pipeline and do what the commands do, with the same options
 and the same figures; bad input raises the ``Dstc2ConvError`` the command would print.
@@ -152,23 +152,31 @@ def load_rules(path: Path | None = None) -> RuleSet:
     return load(path)
 
 
-def predict(rules: RuleSet | Path, data: Path | Sequence[Dialog] | Sequence[BotTurn]) -> list[Prediction]:
-    """The rule baseline's prediction for every bot turn of ``data`` (a task-6 file, its
-    dialogs or its ``turns``), each with the id of the rule that made it (``text``,
-    ``rule``; rule None and text empty where no rule answers). ``rules``: a
-    ``load_rules`` result or a rule file."""
-    from ..systems.rules.engine import Compiled
-    from ..systems.rules.engine import predict as run
-    from ..task6.format import Dialog
+def predict(system: System | RuleSet | Path,
+            data: Path | Sequence[Dialog] | Sequence[BotTurn]) -> list[Prediction]:
+    """Every bot turn's prediction by ``system``, for ``data`` (a task-6 file, its dialogs
+    or its ``turns``): a ``Prediction`` per turn, its ``text`` and its ``rule``.
 
-    ruleset = rules if not isinstance(rules, (str, os.PathLike)) else load_rules(rules)
-    if isinstance(data, (str, os.PathLike)):
-        bot_turns = turns(data)
-    else:
-        bot_turns = list(data)
-        if bot_turns and isinstance(bot_turns[0], Dialog):
-            bot_turns = turns(bot_turns)
-    return run(Compiled(ruleset), bot_turns)
+    ``system``: a rule file or a ``load_rules`` result (the rule baseline: ``rule`` is the
+    id of the rule that answered, None and the text empty where none did), or any fitted
+    ``System`` (``system(name).fit(...)``, ``load(folder)``), run through the one dialog
+    loop: its best response at each turn, ``rule`` None (a ``rules`` system gives its
+    rule ids, as the rule file does)."""
+    from ..systems.interface import System, as_turns
+    from ..systems.interface import predict as run_system
+    from ..systems.rules.engine import Compiled, Prediction
+    from ..systems.rules.engine import predict as run_rules
+    from ..systems.rules.system import Rules
+
+    bot_turns = as_turns(data, "data")
+    if isinstance(system, Rules):
+        if not hasattr(system, "compiled_"):
+            system.fit()
+        return run_rules(system.compiled_, bot_turns)
+    if isinstance(system, System):
+        return [Prediction(text, None) for text in run_system(system, bot_turns)]
+    ruleset = system if not isinstance(system, (str, os.PathLike)) else load_rules(system)
+    return run_rules(Compiled(ruleset), bot_turns)
 
 
 def rules_report(rules: RuleSet | Path, data: Path, *, top: int | None = None, by_system: bool = False,
@@ -205,10 +213,12 @@ def rules_report(rules: RuleSet | Path, data: Path, *, top: int | None = None, b
 # ---------------------------------------------------------------- systems
 
 def system(name: str, candidates: Sequence[str] | None = None, **settings) -> System:
-    """A system of the registry by name (``rules``, ``tfidf``, ``nn``, and the learned
-    models when installed; ``dstc2conv table2 --help`` lists them), built with its
-    settings as keywords and, for one that ranks candidates, ``candidates``; not fitted:
-    ``system("tfidf", input="last").fit(turns(train))``."""
+    """A system by name, built with its settings as keywords and, for one that ranks
+    candidates, ``candidates``; not fitted: ``system("tfidf", input="last").fit(train)``.
+    ``name``: one of the registry's (``rules``, ``tfidf``, ``nn``, ``embeddings``,
+    ``memn2n``, ``memn2n+match``, ``rules+learned``; ``dstc2conv table2 --help`` lists
+    them), one an installed package registers (entry-point group ``dstc2conv.systems``),
+    or ``module:Class`` (on ``sys.path`` or in the current folder)."""
     from ..systems.registry import build
 
     return build(name, None if candidates is None else tuple(candidates), **settings)
@@ -217,12 +227,12 @@ def system(name: str, candidates: Sequence[str] | None = None, **settings) -> Sy
 def rank(system: System, data: Path | Sequence[BotTurn], k: int = 1) -> list[tuple[str, ...]]:
     """Every bot turn's ``k`` best responses by a fitted ``system``, best first, through
     the one dialog loop (a new dialog resets the system; it is asked before it is shown
-    the turn's gold and results). ``data``: a task-6 file or its ``turns``."""
-    from ..systems.interface import run
+    the turn's gold and results). ``data``: a task-6 file, its dialogs or its ``turns``."""
+    from ..systems.interface import as_turns, run
 
     if k < 1:
         raise Dstc2ConvError(f"k={k}: give 1 or more")
-    return run(system, turns(data) if isinstance(data, (str, os.PathLike)) else list(data), k)
+    return run(system, as_turns(data, "data"), k)
 
 
 def table2(train: Path, dev: Path, test: Path, *, candidates: Path | None = None,

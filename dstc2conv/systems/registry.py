@@ -3,8 +3,8 @@ paper's Table 2 (task 6) and what it is. ``table2``, the Python API, the command
 the docs read them here.
 
 A name is one of the registry's, one a package registers through the entry-point group
-``dstc2conv.systems`` (``name = "module:Class"``), or a ``module:Class`` on ``sys.path``:
-anywhere a system is named, the three work alike. A system is a
+``dstc2conv.systems`` (``name = "module:Class"``), or a ``module:Class`` on ``sys.path``
+or in the current folder: anywhere a system is named, the three work alike. A system is a
 ``systems.interface.System``: settings in its constructor, ``fit(train, dev)``. One
 whose constructor takes ``candidates`` is given the candidate responses (a tuple of
 utterances) that the others are ranked among.
@@ -47,7 +47,7 @@ class Entry:
         """The system's class; NotAvailable when its module or a library it needs is not installed."""
         module, _, cls = self.target.partition(":")
         try:
-            return getattr(import_module(module), cls)
+            return getattr(_import(module), cls)
         except ImportError as exc:
             missing = getattr(exc, "name", None) or str(exc)
             if missing == module or module.startswith(f"{missing}."):
@@ -86,6 +86,28 @@ class Entry:
         system = cls(**given)
         system.built_as = self.name
         return system
+
+
+def _import(module: str):
+    """The module; one found nowhere on ``sys.path`` is looked for in the current folder
+    too, which is then added at the end of ``sys.path`` (``python -m`` has it first; the
+    ``dstc2conv`` command would not have it at all)."""
+    import os
+    import sys
+
+    try:
+        return import_module(module)
+    except ModuleNotFoundError as exc:
+        top = module.partition(".")[0]
+        here = os.getcwd()
+        if exc.name != top or top == "dstc2conv" or any(p in ("", here) for p in sys.path) \
+                or not os.path.exists(os.path.join(here, top)) and not os.path.isfile(os.path.join(here, f"{top}.py")):
+            raise
+        sys.path.append(here)
+        import importlib
+
+        importlib.invalidate_caches()
+        return import_module(module)
 
 
 SYSTEMS: dict[str, Entry] = {e.name: e for e in (

@@ -18,7 +18,8 @@ from .words import words
 
 class NearestNeighbor(System):
     """Nearest Neighbor: no settings. Learned: the training pairs, indexed by the word
-    types of their user utterances (one pair per distinct set of user words, the first)."""
+    types of their user utterances (one pair per distinct set of user words, the first);
+    saved and restored (``state``)."""
 
     name = "nn"
 
@@ -41,6 +42,30 @@ class NearestNeighbor(System):
             self.responses_.append(turn.gold)
         self._cache: dict[frozenset, str] = {}
         return self
+
+    def state(self) -> tuple[dict, dict]:
+        """The training pairs kept: each one's user word types (in order) and bot utterance."""
+        users = [[] for _ in self.responses_]
+        for w, indices in self.postings_.items():
+            for i in indices:
+                users[i].append(w)
+        return {"pairs": [[sorted(types), response] for types, response in zip(users, self.responses_)]}, {}
+
+    def restore(self, facts: dict, arrays: dict) -> None:
+        pairs = facts["pairs"]
+        if not isinstance(pairs, list) or not pairs:
+            raise ValueError("no training pairs")
+        self.responses_, self.postings_ = [], {}
+        for types, response in pairs:
+            if not isinstance(response, str) or not all(isinstance(w, str) for w in types):
+                raise ValueError("a training pair is not (word types, response)")
+            for w in types:
+                self.postings_.setdefault(w, []).append(len(self.responses_))
+            self.responses_.append(response)
+        self._cache = {}
+
+    def expected_arrays(self, facts: dict) -> dict:
+        return {}
 
     def _shared(self, types: frozenset) -> list[int]:
         shared = [0] * len(self.responses_)

@@ -110,7 +110,7 @@ class TfIdfMatch(System):
     training file) and ``input`` (``last`` or ``conversation``; None: the one with the
     higher per-response accuracy on the dev file, a tie the conversation, and without a
     dev file the conversation). Learned: ``index_``, ``input_``, ``dev_`` (each input's
-    accuracy on dev, when it chose)."""
+    accuracy on dev, when it chose); saved and restored (``state``)."""
 
     name = "tfidf"
 
@@ -139,6 +139,25 @@ class TfIdfMatch(System):
 
     def reset(self) -> None:
         self._history = np.zeros(len(self.index_.vocabulary))
+
+    def state(self) -> tuple[dict, dict]:
+        """The indexed candidates, the input chosen and each input's accuracy on dev (the
+        TF-IDF vectors are the candidates', computed again on restore)."""
+        return {"candidates": list(self.index_.candidates), "input": self.input_, "dev": self.dev_}, {}
+
+    def restore(self, facts: dict, arrays: dict) -> None:
+        candidates, chosen, dev = facts["candidates"], facts["input"], facts["dev"]
+        if not isinstance(candidates, list) or not all(isinstance(c, str) for c in candidates):
+            raise ValueError("the candidates are not a list of strings")
+        if chosen not in INPUTS or not isinstance(dev, dict):
+            raise ValueError(f"input {chosen!r} is not one of {', '.join(INPUTS)}")
+        self.index_ = TfIdf(candidates)
+        self._cache = {}
+        self.input_, self.dev_ = chosen, dev
+        self.reset()
+
+    def expected_arrays(self, facts: dict) -> dict:
+        return {}
 
     def _counts(self, user: str) -> np.ndarray:
         counts = self.index_.counts(words(user))
