@@ -3,7 +3,6 @@ and a system that breaks one property fails with that property named; a system o
 own run by table2 from a plugin package's entry point."""
 from __future__ import annotations
 
-import inspect
 import os
 import random
 import subprocess
@@ -27,28 +26,14 @@ def test_our_quick_systems_keep_the_contract(name):
     check_system(dstc2conv.system(name))
 
 
-def _ported(name: str) -> str | None:
-    """Why the learned system ``name`` cannot be checked yet, or None."""
-    cls = registry.entry(name).system_class()
-    if cls.state is System.state or any(p.kind == p.VAR_KEYWORD for p in inspect.signature(cls).parameters.values()):
-        return f"{name}: its port to the contract (settings as keywords, state/restore) has not landed on main"
-    return None
-
-
 @pytest.mark.parametrize("name, settings", [("embeddings", {"epochs": 2, "dimension": 8}),
                                             ("memn2n", {"epochs": 2, "dimension": 8}),
                                             ("memn2n+match", {"epochs": 2, "dimension": 8})])
 def test_the_learned_systems_keep_the_contract_on_few_epochs(name, settings):
-    why = _ported(name)
-    if why:
-        pytest.skip(why)
     check_system(registry.build(name, None, **settings))
 
 
 def test_rules_learned_keeps_the_contract():
-    why = _ported("rules+learned")
-    if why:
-        pytest.skip(why)
     check_system("rules+learned")
 
 

@@ -75,15 +75,8 @@ def _error(capsys, *argv) -> str:
     return err.strip()
 
 
-def _ported(name: str) -> None:
-    cls = registry.entry(name).system_class()
-    if "state" not in vars(cls) and name == "rules+learned":
-        pytest.skip("rules+learned keeps its chooser its own way until its port to the contract")
-
-
 @pytest.mark.parametrize("name", SYSTEMS)
 def test_train_predict_explain_for_every_system(files, tmp_path, capsys, name):
-    _ported(name)
     model = str(tmp_path / "model")
     learned = name in ("embeddings", "memn2n", "memn2n+match")
     code, out, err = _run(capsys, "train", "--system", name, "--train", files["trn"], "--dev", files["dev"],
@@ -235,13 +228,3 @@ def test_predictions_on_a_terminal_say_where_the_score_went(files, tmp_path, cap
     monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
     code, out, err = _run(capsys, "predict", "--model", model, "--data", files["tst"])
     assert "--out FILE" not in err
-
-
-def test_a_model_that_keeps_nothing_is_fitted_again_from_its_files(files, tmp_path, capsys):
-    model = str(tmp_path / "m")
-    assert run(["train", "--system", "nn", "--train", files["trn"], "--dev", files["dev"], "--model", model,
-                "--quiet"]) == 0
-    with open(files["trn"], "a") as fh:
-        fh.write(TST)
-    err = _error(capsys, "predict", "--model", model, "--data", files["tst"])
-    assert "nn keeps nothing it learned" in err and "train it again" in err

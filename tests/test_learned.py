@@ -9,6 +9,7 @@ import os
 import numpy as np
 import pytest
 
+import dstc2conv
 from dstc2conv.cli import run
 from dstc2conv.errors import Dstc2ConvError
 from dstc2conv.systems import folder, registry
@@ -233,8 +234,10 @@ def test_without_dev_data_every_epoch_runs_and_the_last_is_kept(files):
 def test_library_errors(files):
     with pytest.raises(Dstc2ConvError):
         MemN2N().rank("hello", 1)
-    with pytest.raises(Dstc2ConvError, match="MemN2N: no setting hopz"):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'hopz'"):
         MemN2N(hopz=2)
+    with pytest.raises(Dstc2ConvError, match="^memn2n: got an unexpected keyword argument 'hopz'$"):
+        dstc2conv.system("memn2n", hopz=2)
 
 
 def test_match_features_have_their_own_defaults_and_a_setting_given_wins():

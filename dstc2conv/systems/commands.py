@@ -143,10 +143,7 @@ def parse_setting(text: str) -> tuple[str, object]:
 # ---------------------------------------------------------------- predict and explain
 
 def load_model(model: str, systems: tuple = ()):
-    """The fitted system of a model folder (one of ``systems``, when named). A system that
-    keeps nothing it learned (its state is empty) is fitted again on the files the folder
-    names, if they are still there with the same SHA-256."""
-    from ..files import sha256_file
+    """The fitted system of a model folder (one of ``systems``, when named)."""
     from .folder import class_path, read_meta
     from .registry import entry, load
 
@@ -157,15 +154,9 @@ def load_model(model: str, systems: tuple = ()):
         if found not in systems and not (found == meta["class"] and found in classes):
             raise Dstc2ConvError(f"a model of {found}, not of {' or '.join(systems)}", os.path.join(model, "model.json"))
     system = load(model)
-    if system.fitted():
-        return system
-    about = system.about
-    paths = [str(about.get(k, "")) for k in ("train", "dev")]
-    shas = [about.get("train_sha256"), about.get("dev_sha256")]
-    if not all(os.path.isfile(p) for p in paths) or [sha256_file(p) for p in paths] != shas:
-        raise Dstc2ConvError(f"{system.label()} keeps nothing it learned, and the files it was trained on "
-                             f"({', '.join(paths)}) are not there as they were: train it again", model)
-    return system.fit(*paths)
+    if not system.fitted():
+        raise Dstc2ConvError(f"a damaged model: {system.label()} is not fitted by what the folder holds", model)
+    return system
 
 
 def _candidates(system, options: PredictOptions, turns) -> tuple[int, str]:

@@ -9,7 +9,7 @@ utterance and the result lines that follow; a new dialog starts with ``reset()``
 system can see the answer it is predicting.
 
 A system that keeps what it learned says so in ``state()`` (JSON-able facts and numpy
-arrays) and takes it back in ``restore``; ``save(folder)`` and ``systems.folder.load``
+arrays) and takes it back in ``restore``; ``save(folder)`` and ``registry.load``
 write and read it as one model folder, whatever the system.
 
 ``fit`` accepts the bot turns, the dialogs, or the path of a task-6 file: every

@@ -50,6 +50,14 @@ class SupervisedEmbeddings(Learned):
     }
 
     BOUNDS = {**Learned.BOUNDS, "negatives": (1, 100_000)}
+
+    def __init__(self, candidates: Sequence[str] | None = None, dimension: int = 32, tied: bool = False,
+                 negatives: int = 100, margin: float = 1.0, init: float = 0.1, seed: int = 0, epochs: int = 20,
+                 patience: int = 3, batch: int = 32, optimizer: str = "sgd", learning_rate: float = 0.01,
+                 clip: float = 40.0):
+        super().__init__(candidates, dimension=dimension, tied=tied, negatives=negatives, margin=margin, init=init,
+                         seed=seed, epochs=epochs, patience=patience, batch=batch, optimizer=optimizer,
+                         learning_rate=learning_rate, clip=clip)
     GRID = {"tied": (False, True), "negatives": (20, 100)}    # the defaults are its best on the published dev file
 
     def param_shapes(self, words: int) -> dict[str, tuple[int, ...]]:

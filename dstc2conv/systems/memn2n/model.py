@@ -69,10 +69,16 @@ class MemN2N(Learned):
     # with match=True, the defaults that differ (chosen on dev with the match features)
     MATCH_SETTINGS = {"memory": 50}
 
-    def __init__(self, candidates: Sequence[str] | None = None, **settings):
-        if settings.get("match"):
-            settings = {**self.MATCH_SETTINGS, **settings}
-        super().__init__(candidates, **settings)
+    def __init__(self, candidates: Sequence[str] | None = None, match: bool = False, hops: int = 1,
+                 dimension: int = 64, memory: int | None = None, init: float = 0.1, seed: int = 0, epochs: int = 30,
+                 patience: int = 3, batch: int = 128, optimizer: str = "adam", learning_rate: float = 0.003,
+                 clip: float = 40.0):
+        """``memory`` None: 20, or with ``match`` 50 (each the best on the published dev file)."""
+        if memory is None:
+            memory = self.MATCH_SETTINGS["memory"] if match is True else self.SETTINGS["memory"]
+        super().__init__(candidates, match=match, hops=hops, dimension=dimension, memory=memory, init=init, seed=seed,
+                         epochs=epochs, patience=patience, batch=batch, optimizer=optimizer,
+                         learning_rate=learning_rate, clip=clip)
 
     @property
     def name(self) -> str:
