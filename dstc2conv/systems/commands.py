@@ -111,8 +111,8 @@ def train(options: TrainOptions):
         system, tried = search(system, getattr(type(system), "GRID", {}), trn, dv)
     else:
         system.fit(trn, dv)
-    about = {"train": os.path.abspath(options.train), "train_sha256": sha256_file(options.train),
-             "dev": os.path.abspath(options.dev), "dev_sha256": sha256_file(options.dev),
+    about = {"train": os.path.basename(options.train), "train_sha256": sha256_file(options.train),
+             "dev": os.path.basename(options.dev), "dev_sha256": sha256_file(options.dev),
              "candidates_from": origin, **({"search": [t.to_dict() for t in tried]} if tried else {})}
     system.save(options.model, about)
     note(f"{system.label()}: trained among {origin}; model written to {options.model} "
@@ -121,7 +121,7 @@ def train(options: TrainOptions):
 
 
 def _cmd_train(args, system: str | None = None) -> int:
-    settings = tuple(parse_setting(s) for s in getattr(args, "set", None) or ())
+    settings = tuple(parse_setting(s) for s in args.set or ())
     options = TrainOptions(system or args.system, args.train, args.dev, args.model, args.seed, args.search,
                            args.candidates, args.test, settings, args.quiet)
     with reporting(notes=not options.quiet):
@@ -231,7 +231,7 @@ def _trained_among(system) -> dict | None:
 
 def _cmd_predict(args) -> int:
     return predict(PredictOptions(args.model, args.data, args.out, args.rank, args.candidates, args.json, args.quiet,
-                                  getattr(args, "systems", ())))
+                                  args.systems))
 
 
 def explain(options: ExplainOptions) -> list[str]:
@@ -254,7 +254,7 @@ def explain(options: ExplainOptions) -> list[str]:
 
 
 def _cmd_explain(args) -> int:
-    options = ExplainOptions(args.model, args.data, args.dialog, args.turn, args.top, getattr(args, "systems", ()))
+    options = ExplainOptions(args.model, args.data, args.dialog, args.turn, args.top, args.systems)
     print("\n".join(explain(options)))
     return 0
 
@@ -282,6 +282,7 @@ def add_train_options(p, system: bool = True) -> None:
                    help="train among the bot utterances of this task-6 file too, with TRN's and DEV's (the paper's "
                         "set, as table2 uses; default: TRN's and DEV's)")
     p.add_argument("--quiet", action="store_true", help="no notes or progress on stderr")
+    p.set_defaults(set=None, match=False)
 
 
 def add_predict_options(p) -> None:
@@ -301,7 +302,7 @@ def add_predict_options(p) -> None:
                         "utterances of --data)")
     p.add_argument("--json", action="store_true", help="print the score as one JSON object")
     p.add_argument("--quiet", action="store_true", help="no notes on stderr")
-    p.set_defaults(func=_cmd_predict)
+    p.set_defaults(func=_cmd_predict, systems=())
 
 
 def add_explain_options(p, top: bool = True) -> None:
@@ -316,7 +317,7 @@ def add_explain_options(p, top: bool = True) -> None:
                        help="how many answers (or features) to show (default 8)")
     else:
         p.set_defaults(top=1)
-    p.set_defaults(func=_cmd_explain)
+    p.set_defaults(func=_cmd_explain, systems=())
 
 
 def add_parsers(sub) -> None:
@@ -341,7 +342,7 @@ def add_alias(sub, name: str, help: str, systems: tuple, match: bool = False, ex
     add_train_options(p, system=False)
     if match:
         p.add_argument("--match", action="store_true", help="with match-type features (the KB's entity types)")
-    p.set_defaults(func=lambda args: _cmd_train(args, systems[1] if getattr(args, "match", False) else systems[0]))
+    p.set_defaults(func=lambda args: _cmd_train(args, systems[1] if args.match else systems[0]))
     p = commands.add_parser("predict", help="a trained model's responses for a task-6 file, and their score")
     add_predict_options(p)
     p.set_defaults(systems=systems)
