@@ -125,7 +125,16 @@ def test_the_text_names_the_files_the_candidates_and_what_to_compare_with(files,
     assert lines[8].startswith("nn ") and lines[8].split()[3:6] == ["21.9%", "/", "0.0%"]
     assert lines[9] == "(paper: per response / per dialog, Bordes & Weston 2017, Table 2, task 6, on the test file)"
     assert lines[10].startswith("(vs rules: the difference in per-response accuracy, and its 95% interval")
+    assert len(lines) == 11       # no learned row: nothing said of seeds
     assert [line.split(":")[:2] for line in err.splitlines()] == [["table2", " rules"], ["table2", " nn"]]
+
+
+def test_a_learned_row_says_it_is_one_training(files, capsys):
+    code, out, _ = _run(capsys, *_table2(files, "--systems", "rules,embeddings", "--quiet"))
+    assert code == 0
+    assert [line for line in out.splitlines() if "seed 0" in line and "one training" in line] == [
+        "(embeddings: one training each, seed 0; MemN2N trained with seeds 0, 1 and 2 scored 54.12%, 53.11% and "
+        "52.34% on the published dev file, a spread as large as some gaps here: docs/learned.md)"]
 
 
 def test_systems_not_installed_are_one_line_and_the_others_still_print(files, capsys, monkeypatch):
