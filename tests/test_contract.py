@@ -244,5 +244,5 @@ def test_weights_claiming_more_than_the_bound_are_refused_before_they_are_read(s
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("weights.npy", b"\x93NUMPY" + header.getvalue()[6:] + b"\0" * 1000)
     (saved / "weights.npz").write_bytes(out.getvalue())
-    with pytest.raises(Dstc2ConvError, match="the weights claim 4096 MB unpacked, more than the 1024 MB a model may hold"):
+    with pytest.raises(Dstc2ConvError, match="the weights claim 4096 MB unpacked, more than the 512 MB a model may hold"):
         _load(saved)

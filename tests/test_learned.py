@@ -298,7 +298,7 @@ def test_weights_that_are_not_the_models_are_refused_before_they_are_read(files,
     assert run(["memn2n", "train", "--train", files["trn"], "--dev", files["dev"], "--model", model, "--quiet"]) == 0
     with np.load(os.path.join(model, "weights.npz")) as stored:
         weights = dict(stored)
-    np.savez_compressed(os.path.join(model, "weights.npz"), **weights, X=np.zeros((30000, 3000)))   # 720 MB, zipped small
+    np.savez_compressed(os.path.join(model, "weights.npz"), **weights, X=np.zeros((3000, 3000)))   # 72 MB, zipped small
     assert "the weights hold A, R, W, X, not A, R, W" in _error(
         capsys, ["memn2n", "predict", "--model", model, "--data", files["tst"]])
     _edit_model(model, weights={**weights, "A": np.full(weights["A"].shape, np.nan, np.float32)})

@@ -34,7 +34,7 @@ FORMAT = "dstc2conv-model"
 VERSION = 2          # 2: one format for every system (1: the learned models' own)
 META, WEIGHTS = "model.json", "weights.npz"
 MAX_META = 64 * MB           # model.json: settings, vocabulary, candidates
-MAX_WEIGHTS = 1024 * MB      # every array of weights.npz, unpacked, together
+MAX_WEIGHTS = 512 * MB       # every array of weights.npz, unpacked, together
 LEGACY = {"dstc2conv-learned-model": "a model of an earlier dstc2conv", "dstc2conv-chooser": "a chooser of an "
           "earlier dstc2conv"}
 
@@ -191,7 +191,8 @@ def read_meta(folder: str | os.PathLike) -> dict:
         member(folder, META)
     meta = parse_json(read_bytes(path, "a model's settings", MAX_META), path, "JSON")
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        legacy = LEGACY.get(meta.get("format")) if isinstance(meta, dict) else None
+        found = meta.get("format") if isinstance(meta, dict) else None
+        legacy = LEGACY.get(found) if isinstance(found, str) else None
         raise Dstc2ConvError(f"{legacy}, which this version does not read: train it again" if legacy else
                              f"not a dstc2conv model (format is not {FORMAT})", path)
     if meta.get("version") != VERSION:

@@ -7,12 +7,14 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from ...errors import Dstc2ConvError
 from ...reporter import note
 from ...task6.turns import BotTurn
 from ..interface import System, run
 from ..rules.engine import Compiled, State, propose
 from ..rules.ruleset import RuleSet, load_rules
 from ..rules.shipped import shipped_rules
+from ..rules.system import checked_rules
 from .settings import Settings
 
 _DEFAULT = Settings()
@@ -70,6 +72,18 @@ def training_views(compiled: Compiled, turns: Sequence[BotTurn]) -> list:
     return viewing.views
 
 
+def _check_number(name: str, value, low, high, kind: type) -> None:
+    """A Dstc2ConvError unless ``value`` is a number of ``kind`` (an int is a float too)
+    from ``low`` to ``high``."""
+    import math
+
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and \
+        (isinstance(value, int) if kind is int else math.isfinite(value))
+    if not ok or not low <= value <= high:
+        raise Dstc2ConvError(f"setting {name}: {value!r} is not {'an integer' if kind is int else 'a number'} from "
+                             f"{low} to {high}")
+
+
 class RulesLearned(System):
     """The rule baseline's proposals, and a chooser learned on train. Settings: ``rules``
     (a rule file or a loaded ``RuleSet``; None: the shipped rules), and training's:
@@ -84,9 +98,13 @@ class RulesLearned(System):
     def __init__(self, rules: str | os.PathLike | RuleSet | None = None, iterations: int = _DEFAULT.iterations,
                  l2: float = _DEFAULT.l2, l2_columns: float = _DEFAULT.l2_columns, seed: int = _DEFAULT.seed,
                  hide: float = _DEFAULT.hide, min_count: int = _DEFAULT.min_count):
-        self.rules = rules
+        self.rules = checked_rules(rules)
         self.iterations, self.l2, self.l2_columns = iterations, l2, l2_columns
         self.seed, self.hide, self.min_count = seed, hide, min_count
+        for name, low, high, kind in (("iterations", 1, 10**6, int), ("l2", 0, 10**6, float),
+                                      ("l2_columns", 0, 10**6, float), ("seed", 0, 2**63 - 1, int),
+                                      ("hide", 0, 1, float), ("min_count", 1, 10**6, int)):
+            _check_number(name, getattr(self, name), low, high, kind)
         self.model_ = None
         self.last_rule = None
         self._dialog = None       # the rules compiled, at the first dialog (or in fit)

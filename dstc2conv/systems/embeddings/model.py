@@ -60,6 +60,10 @@ class SupervisedEmbeddings(Learned):
                          learning_rate=learning_rate, clip=clip)
     GRID = {"tied": (False, True), "negatives": (20, 100)}    # the defaults are its best on the published dev file
 
+    def working_bytes(self, words: int) -> int:
+        # a minibatch's bags (batch x words), and its candidates' rows, scores and gradients (batch x (1 + N) x d, thrice)
+        return 4 * self.batch * (words + 3 * (1 + self.negatives) * self.dimension)
+
     def param_shapes(self, words: int) -> dict[str, tuple[int, ...]]:
         d = self.dimension
         return {"A": (words, d)} if self.tied else {"A": (words, d), "B": (words, d)}

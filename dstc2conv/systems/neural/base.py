@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...errors import Dstc2ConvError
+from ...limits import MB
 from ...reporter import note
 from ...task6.candidates import distinct
 from ...task6.turns import BotTurn
@@ -22,6 +23,8 @@ from ..interface import System
 from ..ranking import best
 from .text import PAD, Example, History, Vocabulary, distinct_golds, examples, turn_texts
 from .training import Epoch, Schedule, fit
+
+MAX_BYTES = 512 * MB     # what a neural system's arrays may take while it trains or answers
 
 
 class Learned(System):
@@ -46,6 +49,7 @@ class Learned(System):
         for key, value in {**self.SETTINGS, **self.checked(settings)}.items():
             setattr(self, key, value)
         self.given = None if candidates is None else self.checked_candidates(candidates)
+        self.check_footprint(1, len(self.given or ()) or 1, settings_alone=True)
         self.vocab: Vocabulary | None = None
         self.params: dict[str, np.ndarray] = {}
         self.curve: list[Epoch] = []
@@ -94,10 +98,32 @@ class Learned(System):
         candidates = tuple(candidates)
         if not candidates:
             raise Dstc2ConvError("no candidates: give one response or more")
-        bad = next((c for c in candidates if not isinstance(c, str)), None)
-        if bad is not None:
-            raise Dstc2ConvError(f"a candidate is a {type(bad).__name__}, not a text: {bad!r}")
+        for c in candidates:
+            if not isinstance(c, str):
+                raise Dstc2ConvError(f"a candidate is a {type(c).__name__}, not a text: {c!r}")
         return candidates
+
+    # -- what it may allocate
+    def footprint(self, words: int, candidates: int) -> int:
+        """About the bytes its arrays take, for a vocabulary of ``words`` and ``candidates``
+        responses: the candidates' bags of words, the weights with the optimizer's two
+        moments, the best epoch's copy and the gradients, and what a minibatch needs."""
+        weights = sum(int(np.prod(shape)) for shape in self.param_shapes(words).values())
+        return 4 * (candidates * words + 5 * weights) + self.working_bytes(words)
+
+    def working_bytes(self, words: int) -> int:
+        """The bytes of a minibatch's own arrays beyond the weights' (a subclass's)."""
+        return 0
+
+    def check_footprint(self, words: int, candidates: int, settings_alone: bool = False) -> None:
+        """A Dstc2ConvError if the arrays would take more than ``MAX_BYTES``."""
+        need = self.footprint(words, candidates)
+        if need > MAX_BYTES:
+            what = "these settings" if settings_alone else f"{words} words, {candidates} candidates and these settings"
+            raise Dstc2ConvError(f"{self.name}: {what} would take "
+                                 f"about {need // MB} MB, more than the {MAX_BYTES // MB} MB a neural system may "
+                                 "take: fewer distinct words or responses, or a smaller dimension, batch or "
+                                 "negatives")
 
     # -- what a subclass gives
     def extra_words(self) -> list[str]:
@@ -148,8 +174,11 @@ class Learned(System):
             raise Dstc2ConvError("no training turns")
         dev = list(dev) if dev else []
         rng = np.random.default_rng(self.seed)
-        self.vocab = Vocabulary.build(turn_texts(train), self.extra_words())
-        self.use_candidates(distinct([*distinct_golds(train, dev), *(self.given or ())]))
+        vocab = Vocabulary.build(turn_texts(train), self.extra_words())
+        pool = distinct([*distinct_golds(train, dev), *(self.given or ())])
+        self.check_footprint(len(vocab), len(pool))
+        self.vocab = vocab
+        self.use_candidates(pool)
         self.trained_with = {"candidates": len(self.candidates), "given": len(self.given or ())}
         index = {c.strip(): i for i, c in enumerate(self.candidates)}
         self.params = self.init_params(rng)
@@ -207,7 +236,9 @@ class Learned(System):
         """Rank these responses from now on (a fitted system; its words are fixed)."""
         if self.vocab is None:
             raise Dstc2ConvError(f"{self.name}: not fitted: its candidates are set once it has a vocabulary")
-        self.candidates = self.checked_candidates(candidates)
+        checked = self.checked_candidates(candidates)
+        self.check_footprint(len(self.vocab), len(checked))
+        self.candidates = checked
         self.__dict__.pop("_embedded", None)
         self.prepare(self.candidates)
 
@@ -224,6 +255,8 @@ class Learned(System):
         if not isinstance(words, list) or not words or words[0] != PAD or len(set(words)) != len(words) \
                 or not all(isinstance(w, str) for w in words):
             raise ValueError("its vocabulary is not a list of distinct words that starts with the padding word")
+        candidates = facts.get("candidates")
+        self.check_footprint(len(words), len(candidates) if isinstance(candidates, list) else 1)
         return {name: (shape, "float32") for name, shape in self.param_shapes(len(words)).items()}
 
     def restore(self, facts: dict, arrays: dict) -> None:

@@ -6,11 +6,20 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from ...errors import Dstc2ConvError
 from ...task6.turns import BotTurn
 from ..interface import System, clone, run
 from .engine import Compiled, Prediction, State, choose, propose
 from .ruleset import RuleSet, load_rules
 from .shipped import shipped_rules
+
+
+def checked_rules(rules):
+    """The setting ``rules`` as given: a rule file's path, a loaded RuleSet or None (the
+    shipped rules); a Dstc2ConvError for anything else."""
+    if rules is not None and not isinstance(rules, (str, os.PathLike, RuleSet)):
+        raise Dstc2ConvError(f"setting rules: give a rule file's path or a RuleSet, not a {type(rules).__name__}")
+    return rules
 
 
 class Rules(System):
@@ -25,7 +34,7 @@ class Rules(System):
     name = "rules"
 
     def __init__(self, rules: str | os.PathLike | RuleSet | None = None):
-        self.rules = rules
+        self.rules = checked_rules(rules)
 
     def fit(self, train: Sequence[BotTurn] = (), dev: Sequence[BotTurn] | None = None) -> Rules:
         rules = self.rules if self.rules is not None else shipped_rules()

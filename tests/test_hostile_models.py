@@ -1,0 +1,155 @@
+"""Hostile input to the learned systems: training data and settings whose arrays would not
+fit in memory are refused in one line before they are made, a refused training leaves no
+folder, and any change to a valid model folder's bytes is read whole or refused in one
+line (a property test)."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import dstc2conv
+from dstc2conv.cli import run
+from dstc2conv.errors import Dstc2ConvError
+from dstc2conv.systems import registry
+
+WELCOME = "Hello , welcome to the Cambridge restaurant system . How may I help you ?"
+SMALL = f"""1 <SILENCE>\t{WELCOME}
+2 cheap thai food\tWhat part of town do you have in mind?
+3 north\tapi_call thai north cheap
+4 thank you bye\tyou are welcome
+
+1 <SILENCE>\t{WELCOME}
+2 expensive food in the south\tWhat kind of food would you like?
+3 any\tapi_call R_cuisine south expensive
+4 bye\tyou are welcome
+"""
+
+
+def _wide(path, dialogs: int, words: int) -> None:
+    """A training file of ``dialogs`` one-turn dialogs, each with ``words`` words of its own
+    and a response of its own."""
+    with open(path, "w") as fh:
+        for d in range(dialogs):
+            user = " ".join(f"w{d}x{i}" for i in range(words))
+            fh.write(f"1 {user}\tresponse number {d}\n\n")
+
+
+def test_training_data_too_wide_for_memory_is_one_line_before_it_is_made(tmp_path, capsys):
+    _wide(tmp_path / "trn.txt", 2_400, 26)
+    # words: 62,400 of the users', "response", "number", 2,400 numbers, the padding word, $user, $bot and
+    # 20 time words; candidates: 2,400 responses and the dev file's 6
+
+    (tmp_path / "dev.txt").write_text(SMALL)
+    code = run(["memn2n", "train", "--train", str(tmp_path / "trn.txt"), "--dev", str(tmp_path / "dev.txt"),
+                "--model", str(tmp_path / "m"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.splitlines()) == 1
+    assert "memn2n: 64825 words, 2406 candidates and these settings would take about 753 MB" in err
+    assert "more than the 512 MB a neural system may take" in err
+    assert not os.path.exists(tmp_path / "m")
+
+
+def test_settings_too_large_for_memory_are_refused_when_the_system_is_made():
+    with pytest.raises(Dstc2ConvError, match="^embeddings: these settings would take about 1171 MB, more than the "
+                                             "512 MB"):
+        dstc2conv.system("embeddings", negatives=100_000)
+    assert dstc2conv.system("embeddings", negatives=100_000, batch=1).negatives == 100_000
+
+
+def test_a_refused_training_leaves_no_folder(tmp_path, capsys):
+    (tmp_path / "empty.txt").write_text("")
+    (tmp_path / "dev.txt").write_text(SMALL)
+    for argv in (["rules", "learn", "--train", str(tmp_path / "empty.txt"), "--out", str(tmp_path / "c3")],
+                 ["train", "--system", "memn2n", "--train", str(tmp_path / "empty.txt"), "--dev",
+                  str(tmp_path / "dev.txt"), "--model", str(tmp_path / "m3")]):
+        assert run(argv) == 2
+        assert len(capsys.readouterr().err.splitlines()) == 1
+    assert sorted(os.listdir(tmp_path)) == ["dev.txt", "empty.txt"]
+
+
+def test_refused_candidates_change_nothing(tmp_path):
+    (tmp_path / "t.txt").write_text(SMALL)
+    system = dstc2conv.system("memn2n", epochs=1, dimension=4).fit(str(tmp_path / "t.txt"))
+    before = dstc2conv.rank(system, str(tmp_path / "t.txt"), 2)
+    for bad in ([None, 3], [], "one text"):
+        with pytest.raises(Dstc2ConvError):
+            system.use_candidates(bad)
+    assert dstc2conv.rank(system, str(tmp_path / "t.txt"), 2) == before
+
+
+# ---------------------------------------------------------------- any change to a folder
+
+@pytest.fixture(scope="module")
+def valid(tmp_path_factory):
+    """A small MemN2N's model folder, and its answers on the training file."""
+    root = tmp_path_factory.mktemp("valid")
+    (root / "t.txt").write_text(SMALL)
+    system = dstc2conv.system("memn2n", epochs=1, dimension=4).fit(str(root / "t.txt"))
+    system.save(root / "model")
+    return root
+
+
+def _read_whole_or_refused(folder) -> None:
+    try:
+        system = registry.load(folder)
+    except Dstc2ConvError as exc:
+        assert "\n" not in str(exc)
+        return
+    dstc2conv.rank(system, str(folder.parent / "t.txt"), 3)    # read whole: it answers
+
+
+def _fresh(valid, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("mutated") / "model"
+    shutil.copytree(valid / "model", folder)
+    shutil.copy(valid / "t.txt", folder.parent / "t.txt")
+    return folder
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(member=st.sampled_from(["model.json", "weights.npz"]), at=st.floats(0, 1), cut=st.booleans(),
+       value=st.integers(0, 255))
+def test_any_changed_byte_is_read_whole_or_refused(valid, tmp_path_factory, member, at, cut, value):
+    folder = _fresh(valid, tmp_path_factory)
+    data = bytearray((folder / member).read_bytes())
+    i = int(at * (len(data) - 1))
+    if cut:
+        del data[i:]
+    else:
+        data[i] = value
+    (folder / member).write_bytes(bytes(data))
+    _read_whole_or_refused(folder)
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False) |
+                    st.text(max_size=8), lambda inner: st.lists(inner, max_size=4) |
+                    st.dictionaries(st.text(max_size=6), inner, max_size=4), max_leaves=12)
+
+
+def _paths(value, path=()):
+    yield path
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield from _paths(inner, (*path, key))
+    elif isinstance(value, list):
+        for i, inner in enumerate(value[:3]):
+            yield from _paths(inner, (*path, i))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pick=st.integers(0, 10**6), replacement=JSON)
+def test_any_changed_value_of_the_settings_file_is_read_whole_or_refused(valid, tmp_path_factory, pick, replacement):
+    folder = _fresh(valid, tmp_path_factory)
+    meta = json.loads((folder / "model.json").read_text())
+    paths = [p for p in _paths(meta) if p]
+    path = paths[pick % len(paths)]
+    target = meta
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = replacement
+    (folder / "model.json").write_text(json.dumps(meta))
+    _read_whole_or_refused(folder)
