@@ -1,3 +1,5 @@
+"""``python -m dstc2conv``: the command line."""
 from .cli import main
 
-main()
+if __name__ == "__main__":
+    main()

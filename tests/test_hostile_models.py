@@ -43,13 +43,12 @@ def test_training_data_too_wide_for_memory_is_one_line_before_it_is_made(tmp_pat
     _wide(tmp_path / "trn.txt", 2_400, 26)
     # words: 62,400 of the users', "response", "number", 2,400 numbers, the padding word, $user, $bot and
     # 20 time words; candidates: 2,400 responses and the dev file's 6
-
     (tmp_path / "dev.txt").write_text(SMALL)
     code = run(["memn2n", "train", "--train", str(tmp_path / "trn.txt"), "--dev", str(tmp_path / "dev.txt"),
                 "--model", str(tmp_path / "m"), "--quiet"])
     err = capsys.readouterr().err
     assert code == 2 and len(err.splitlines()) == 1
-    assert "memn2n: 64825 words, 2406 candidates and these settings would take about 753 MB" in err
+    assert "memn2n: 64825 words, 2406 candidates and these settings would take about 757 MB" in err
     assert "more than the 512 MB a neural system may take" in err
     assert not os.path.exists(tmp_path / "m")
 
@@ -153,3 +152,87 @@ def test_any_changed_value_of_the_settings_file_is_read_whole_or_refused(valid, 
     target[path[-1]] = replacement
     (folder / "model.json").write_text(json.dumps(meta))
     _read_whole_or_refused(folder)
+
+
+# ---------------------------------------------------------------- what a probe found
+
+@pytest.fixture
+def nn_folder(tmp_path):
+    (tmp_path / "t.txt").write_text(SMALL)
+    dstc2conv.system("nn").fit(str(tmp_path / "t.txt")).save(tmp_path / "m")
+    return tmp_path / "m"
+
+
+def _meta(folder, **changes):
+    meta = json.loads((folder / "model.json").read_text())
+    meta.update(changes)
+    (folder / "model.json").write_text(json.dumps(meta))
+
+
+@pytest.mark.parametrize("name", ["dstc2conv.__main__:X", "dstc2conv.systems.interface:System", "os:system"])
+def test_a_folder_cannot_name_a_module_to_run_or_the_base_class(nn_folder, name):
+    _meta(nn_folder, system=name, **{"class": name})
+    with pytest.raises(Dstc2ConvError, match="model.json: a model of"):
+        registry.load(nn_folder)
+
+
+def test_a_crafted_array_header_is_one_line(tmp_path, valid):
+    import io
+    import zipfile
+
+    folder = tmp_path / "model"
+    shutil.copytree(valid / "model", folder)
+    body = io.BytesIO()
+    with zipfile.ZipFile(body, "w") as archive:
+        archive.writestr("A.npy", b"\x93NUMPY\x01\x00\x20\x00{'descr': __import__('os').system(\n      ")
+    (folder / "weights.npz").write_bytes(body.getvalue())
+    with pytest.raises(Dstc2ConvError, match="weights.npz: cannot read the weights"):
+        registry.load(folder)
+
+
+def test_a_rule_file_that_is_a_pipe_is_refused_not_waited_for(tmp_path):
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "t.txt").write_text(SMALL)
+    for name in ("rules", "rules+learned"):
+        with pytest.raises(Dstc2ConvError, match="fifo: a rule file is a regular file, and this is not one"):
+            dstc2conv.system(name, rules=str(tmp_path / "fifo")).fit(str(tmp_path / "t.txt"))
+
+
+def test_a_number_past_a_float_is_a_setting_refused(tmp_path, capsys):
+    with pytest.raises(Dstc2ConvError, match="setting learning_rate: 1000.* is not from 0 to 1000000"):
+        dstc2conv.system("embeddings", learning_rate=10**400)
+    with pytest.raises(Dstc2ConvError, match="setting l2: 1000.* is not a number from 0 to 1000000"):
+        dstc2conv.system("rules+learned", l2=10**400)
+    (tmp_path / "t.txt").write_text(SMALL)
+    for setting in (f"learning_rate={'9' * 400}", "candidates=[]"):
+        code = run(["train", "--system", "embeddings", "--train", str(tmp_path / "t.txt"), "--dev",
+                    str(tmp_path / "t.txt"), "--model", str(tmp_path / "m"), "--set", setting, "--quiet"])
+        err = capsys.readouterr().err
+        assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("name", ["rules+learned", "tfidf", "nn", "memn2n"])
+def test_saving_before_fit_is_refused(tmp_path, name):
+    with pytest.raises(Dstc2ConvError, match=": not fitted: nothing to save"):
+        dstc2conv.system(name).save(tmp_path / "m")
+    assert not os.path.exists(tmp_path / "m")
+
+
+@pytest.mark.parametrize("bad", [5, None])
+def test_candidates_that_are_no_list_are_refused(tmp_path, bad):
+    (tmp_path / "t.txt").write_text(SMALL)
+    system = dstc2conv.system("memn2n", epochs=1, dimension=4).fit(str(tmp_path / "t.txt"))
+    with pytest.raises(Dstc2ConvError, match="candidates: give a list of responses"):
+        system.use_candidates(bad)
+
+
+def test_check_system_reports_what_the_system_raises():
+    class FittedRaises(dstc2conv.System):
+        def fitted(self):
+            raise ValueError("no idea")
+
+        def rank(self, user, k):
+            return ("hello",)
+
+    with pytest.raises(Dstc2ConvError, match="fitted: fitted\\(\\) raised ValueError: no idea"):
+        dstc2conv.check_system(FittedRaises())

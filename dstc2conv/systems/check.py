@@ -214,7 +214,8 @@ class _Checks:
     # -- fit, fitted
     def before_fit(self) -> None:
         system = clone(self.fresh)
-        said = system.fitted()
+        with self.failing("fitted", "fitted()"):
+            said = system.fitted()
         if not isinstance(said, bool):
             raise self.fail("fitted", f"fitted() gives a {type(said).__name__}, not True or False")
         if said:

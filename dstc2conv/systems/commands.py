@@ -82,6 +82,8 @@ def training_candidates(options: TrainOptions, train, dev) -> tuple[tuple[str, .
 
 def _settings(options: TrainOptions) -> dict:
     settings = dict(options.settings)
+    if "candidates" in settings:
+        raise Dstc2ConvError("--set candidates: the candidates are no setting: give --candidates FILE (or --test T6FILE)")
     if options.seed is not None:
         settings["seed"] = options.seed
     return settings

@@ -25,6 +25,7 @@ import shutil
 import signal
 import stat
 import zipfile
+from tokenize import TokenError
 
 from ..errors import Dstc2ConvError
 from ..files import parse_json, read_bytes
@@ -45,6 +46,8 @@ def save(system, folder: str, about: dict) -> None:
     """Write ``system`` as a model folder at ``folder``: nothing there yet, an empty
     folder or a model folder, which is replaced."""
     folder = check_writable(folder)
+    if not system.fitted():
+        raise Dstc2ConvError(f"{system.label()}: not fitted: nothing to save (call fit(train, dev) first)")
     facts, arrays = system.state()
     meta = {"format": FORMAT, "version": VERSION, "system": system_name(system), "class": class_path(type(system)),
             "settings": _jsonable(system.get_params(), "setting", system), "facts": facts, "about": about}
@@ -236,8 +239,8 @@ def read_arrays(path: str, expected: dict | None) -> dict:
                 if array.dtype.kind == "f" and not np.isfinite(array).all():
                     raise Dstc2ConvError(f"weights {name} hold a value that is not a finite number", path)
                 arrays[name] = array
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile, RuntimeError) as exc:
-        raise Dstc2ConvError(f"cannot read the weights: {exc}", path) from None
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, RuntimeError, SyntaxError, TokenError) as exc:
+        raise Dstc2ConvError(f"cannot read the weights: {type(exc).__name__}: {exc}", path) from None
     return arrays
 
 

@@ -63,7 +63,7 @@ class Entry:
         from .interface import System
 
         cls = self.load()
-        if not (isinstance(cls, type) and issubclass(cls, System)):
+        if not (isinstance(cls, type) and issubclass(cls, System)) or cls is System:
             raise Dstc2ConvError(f"{self.name}: {self.target} is not a dstc2conv System (a subclass of "
                                  "dstc2conv.System)")
         return cls
@@ -172,7 +172,7 @@ def build(name: str, candidates: tuple[str, ...] | None = None, **settings) -> S
 
 def load(folder: str | os.PathLike, system: str | None = None) -> System:
     """The system saved in a model folder (``systems.folder``), fitted. A system saved by
-    ``module:Class`` (not the registry's, an entry point's or dstc2conv's own) is imported
+    ``module:Class`` (not the registry's name or class, nor an entry point's) is imported
     only if ``system`` names it too: a folder cannot make this process import a module of
     its choosing."""
     from . import folder as model_folder
@@ -184,7 +184,8 @@ def load(folder: str | os.PathLike, system: str | None = None) -> System:
     if system is not None and system != name:
         raise Dstc2ConvError(f"a model of {name}, not of {system}", path)
     try:
-        cls = entry(name, trust=system is not None or name.startswith("dstc2conv.")).system_class()
+        ours = name in {e.target for e in SYSTEMS.values()}        # a class of the registry, by its module:Class
+        cls = entry(name, trust=system is not None or ours).system_class()
     except NotAvailable as exc:
         raise Dstc2ConvError(exc.message, path) from None
     except Dstc2ConvError:
@@ -201,7 +202,7 @@ def load(folder: str | os.PathLike, system: str | None = None) -> System:
         if exc.path:
             raise
         raise Dstc2ConvError(f"a damaged model: {exc.message}", path) from None
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
         raise Dstc2ConvError(f"a damaged model: {type(exc).__name__}: {exc}", path) from None
     built.built_as = name
     built.about = meta["about"]

@@ -13,8 +13,7 @@ from ...task6.turns import BotTurn
 from ..interface import System, run
 from ..rules.engine import Compiled, State, propose
 from ..rules.ruleset import RuleSet, load_rules
-from ..rules.shipped import shipped_rules
-from ..rules.system import checked_rules
+from ..rules.system import checked_rules, rule_file
 from .settings import Settings
 
 _DEFAULT = Settings()
@@ -78,7 +77,7 @@ def _check_number(name: str, value, low, high, kind: type) -> None:
     import math
 
     ok = isinstance(value, (int, float)) and not isinstance(value, bool) and \
-        (isinstance(value, int) if kind is int else math.isfinite(value))
+        (isinstance(value, int) or kind is float and math.isfinite(value))
     if not ok or not low <= value <= high:
         raise Dstc2ConvError(f"setting {name}: {value!r} is not {'an integer' if kind is int else 'a number'} from "
                              f"{low} to {high}")
@@ -113,8 +112,8 @@ class RulesLearned(System):
         return Settings(self.iterations, self.l2, self.l2_columns, self.seed, self.hide, self.min_count)
 
     def _compile(self) -> None:
-        rules = self.rules if self.rules is not None else shipped_rules()
-        self.ruleset_ = rules if isinstance(rules, RuleSet) else load_rules(os.fspath(rules))
+        rules = self.rules
+        self.ruleset_ = rules if isinstance(rules, RuleSet) else load_rules(rule_file(rules))
         self.compiled_ = Compiled(self.ruleset_)
         self._dialog = _Dialog(self.compiled_)
 

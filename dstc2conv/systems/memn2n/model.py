@@ -92,6 +92,10 @@ class MemN2N(Learned):
 
     BOUNDS = {**Learned.BOUNDS, "hops": (1, 16), "memory": (1, 1000)}
 
+    def working_bytes(self, words: int) -> int:
+        # a minibatch's memories embedded, (batch x memory x d), kept at each hop with their gradients
+        return 4 * self.batch * self.memory * self.dimension * (4 + 2 * self.hops)
+
     def param_shapes(self, words: int) -> dict[str, tuple[int, ...]]:
         d = self.dimension
         return {"A": (words, d), "W": (words, d), "R": (d, d)}

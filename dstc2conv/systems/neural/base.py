@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -77,7 +77,7 @@ class Learned(System):
             elif isinstance(default, int):
                 ok = number and isinstance(value, int)
             elif isinstance(default, float):
-                ok = number and math.isfinite(value)
+                ok = number and (isinstance(value, int) or math.isfinite(value))
             else:
                 ok = isinstance(value, type(default))
             if not ok:
@@ -93,8 +93,8 @@ class Learned(System):
     @staticmethod
     def checked_candidates(candidates: Sequence[str]) -> tuple[str, ...]:
         """The candidates as a tuple of texts; a Dstc2ConvError for none or a non-text."""
-        if isinstance(candidates, str):
-            raise Dstc2ConvError("candidates: give a list of responses, not one text")
+        if isinstance(candidates, str) or not isinstance(candidates, Iterable):
+            raise Dstc2ConvError(f"candidates: give a list of responses, not a {type(candidates).__name__}")
         candidates = tuple(candidates)
         if not candidates:
             raise Dstc2ConvError("no candidates: give one response or more")

@@ -4,6 +4,7 @@ answers of a system over the rules with the rule behind each (``answers``)."""
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 
 from ...errors import Dstc2ConvError
@@ -12,6 +13,20 @@ from ..interface import System, clone, run
 from .engine import Compiled, Prediction, State, choose, propose
 from .ruleset import RuleSet, load_rules
 from .shipped import shipped_rules
+
+
+def rule_file(rules) -> str:
+    """The path of the rule file ``rules`` names (None: the shipped one); a Dstc2ConvError
+    where it names something other than a regular file (a pipe would hold the system
+    until something writes to it)."""
+    path = shipped_rules() if rules is None else os.fspath(rules)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return path          # load_rules says what is wrong
+    if not stat.S_ISREG(mode):
+        raise Dstc2ConvError("a rule file is a regular file, and this is not one", path)
+    return path
 
 
 def checked_rules(rules):
@@ -37,8 +52,8 @@ class Rules(System):
         self.rules = checked_rules(rules)
 
     def fit(self, train: Sequence[BotTurn] = (), dev: Sequence[BotTurn] | None = None) -> Rules:
-        rules = self.rules if self.rules is not None else shipped_rules()
-        self.ruleset_ = rules if isinstance(rules, RuleSet) else load_rules(os.fspath(rules))
+        rules = self.rules
+        self.ruleset_ = rules if isinstance(rules, RuleSet) else load_rules(rule_file(rules))
         self.compiled_ = Compiled(self.ruleset_)
         self.reset()
         return self
