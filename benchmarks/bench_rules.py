@@ -5,7 +5,10 @@
 
 Prints bot turns scored per second (rules loaded and the file read beforehand, best of
 --repeat runs), then the wall time of the whole `dstc2conv rules score` command on the
-same file (interpreter start-up included), and of `rules tune` on --tune-data. Commands
+same file (interpreter start-up included), and of `rules tune` on --tune-data; then where
+the command's time goes: a fresh interpreter importing what it imports, loading the
+rules (the first load in this process: ``regex`` caches what it compiled), reading the
+file, and predicting its turns (each but the first, best of --repeat). Commands
 run with their modules compiled once, as an installed package has them (after an untimed
 run), even where PYTHONDONTWRITEBYTECODE is set.
 """
@@ -37,8 +40,10 @@ def main() -> None:
     from dstc2conv.task6 import format as task6
     from dstc2conv.task6.turns import turns_of
 
-    turns = turns_of(task6.read(args.data))
+    start = time.perf_counter()
     ruleset = load_rules(args.rules)
+    loading = time.perf_counter() - start
+    turns = turns_of(task6.read(args.data))
     best = None
     for _ in range(args.repeat):
         start = time.perf_counter()
@@ -68,6 +73,32 @@ def main() -> None:
                             "--data", args.tune_data, "--out", str(Path(folder) / "tuned.yaml")],
                            check=True, stdout=subprocess.DEVNULL, env=env)
             print(f"rules tune       {time.perf_counter() - start:.1f} s wall on {Path(args.tune_data).name}")
+        stages(args, env, loading, ruleset)
+
+
+def best_of(repeat: int, work) -> float:
+    """The best wall time of ``repeat`` calls of ``work()``."""
+    seconds = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        work()
+        seconds.append(time.perf_counter() - start)
+    return min(seconds)
+
+
+def stages(args, env: dict, loading: float, ruleset) -> None:
+    """Where the time of `rules score` goes (best of --repeat, but the rules' first load)."""
+    from dstc2conv.systems.rules.engine import Compiled, predict
+    from dstc2conv.task6 import format as task6
+    from dstc2conv.task6.turns import turns_of
+
+    imports = [sys.executable, "-c", "import dstc2conv.cli, dstc2conv.systems.rules.cli"]
+    start_up = best_of(args.repeat, lambda: subprocess.run(imports, check=True, env=env))
+    reading = best_of(args.repeat, lambda: turns_of(task6.read(args.data)))
+    turns = turns_of(task6.read(args.data))
+    predicting = best_of(args.repeat, lambda: sum(1 for _ in predict(Compiled(ruleset), turns)))
+    print(f"  interpreter and imports {start_up:.2f} s, loading the rules {loading:.2f} s, "
+          f"reading the file {reading:.2f} s, predicting {predicting:.2f} s")
 
 
 if __name__ == "__main__":

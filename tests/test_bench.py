@@ -37,3 +37,43 @@ def test_bench_table_of_one_command(tmp_path):
     table = [line for line in page.read_text().splitlines() if line.startswith("|")]
     assert [c.strip() for c in table[0].strip("|").split("|")] == HEADER
     assert len(table) == 3 and table[2].startswith("| build --split all |")
+
+
+def _all():
+    """benchmarks/all.py as a module."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_all", ROOT / "benchmarks" / "all.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module   # (its dataclasses look their module up)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_all_names_every_benchmark_script_and_each_has_help():
+    benchmarks = _all().BENCHMARKS
+    scripts = {b.script for b in benchmarks}
+    helpers = {"all.py", "script.py"}
+    assert scripts == {p.name for p in (ROOT / "benchmarks").glob("*.py")} - helpers
+    assert len({b.name for b in benchmarks}) == len(benchmarks)
+    for bench in benchmarks:
+        assert all((ROOT / "docs" / page).is_file() for page in bench.docs), bench.name
+    running = {s: subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / s), "--help"], cwd=ROOT,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for s in sorted(scripts)}
+    for script, proc in running.items():
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, (script, err)
+        assert out.startswith("usage: "), script
+
+
+def test_all_lists_and_refuses_an_unknown_name():
+    script = [sys.executable, str(ROOT / "benchmarks" / "all.py")]
+    done = subprocess.run([*script, "--dry-run", "--only", "rules,transfer"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["rules              python benchmarks/bench_rules.py",
+                                        "transfer           python benchmarks/transfer.py --manifest {manifest}"]
+    listed = subprocess.run([*script, "--list"], capture_output=True, text=True, cwd=ROOT, timeout=60).stdout
+    assert "api vs command line fit" in listed and "bench_api.py" in listed
+    done = subprocess.run([*script, "--only", "nothing"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode != 0 and "no benchmark named nothing" in done.stderr
