@@ -74,6 +74,6 @@ def test_all_lists_and_refuses_an_unknown_name():
     assert done.stdout.splitlines() == ["rules              python benchmarks/bench_rules.py",
                                         "transfer           python benchmarks/transfer.py --manifest {manifest}"]
     listed = subprocess.run([*script, "--list"], capture_output=True, text=True, cwd=ROOT, timeout=60).stdout
-    assert "api vs command line fit" in listed and "bench_api.py" in listed
+    assert "a fit from Python against the command line" in listed and "bench_api.py" in listed
     done = subprocess.run([*script, "--only", "nothing"], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode != 0 and "no benchmark named nothing" in done.stderr
