@@ -176,7 +176,7 @@ def test_settings_are_refused_when_the_system_is_made(files, tmp_path, capsys):
     assert "give key=value" in _error(capsys, "train", "--system", "nn", "--train", files["trn"], "--dev",
                                       files["dev"], "--model", str(tmp_path / "m"), "--set", "hops")
     system = dstc2conv.system("memn2n", epochs=1).fit(files["trn"], files["dev"])
-    for bad, message in (([], "no candidates"), ([1, "x"], "a candidate is a int"), ("hello", "not one text")):
+    for bad, message in (([], "no candidates"), ([1, "x"], "a candidate is a int"), ("hello", "give a list of responses, not a str")):
         with pytest.raises(Dstc2ConvError, match=message):
             system.use_candidates(bad)
     with pytest.raises(Dstc2ConvError, match="no candidates"):
