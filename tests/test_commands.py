@@ -143,8 +143,7 @@ def test_trained_with_the_test_files_utterances_is_table2s_system(files, tmp_pat
     pool = distinct(t.gold for t in (*trn, *dev, *tst))
     as_table2 = registry.build("memn2n", pool).fit(trn, dev)       # what table2 fits
     assert (tmp_path / "preds.txt").read_text().splitlines() == predict_loop(as_table2, tst)
-    assert ours["trained_among"] == {"count": len(pool), "from": f"the bot utterances of {files['trn']}, "
-                                                                 f"{files['dev']} and {files['tst']}"}
+    assert ours["trained_among"] == {"count": len(pool), "from": "the bot utterances of trn.txt, dev.txt and tst.txt"}
 
 
 def test_without_test_or_candidates_it_trains_among_trn_and_dev_and_says_so(files, tmp_path, capsys):
@@ -153,15 +152,15 @@ def test_without_test_or_candidates_it_trains_among_trn_and_dev_and_says_so(file
                 "--quiet", *FAST]) == 0
     code, out, _ = _run(capsys, "predict", "--model", model, "--data", files["tst"], "--out", str(tmp_path / "p"))
     golds = distinct(t.gold for k in ("trn", "dev") for t in read_turns(files[k]))
-    assert f"trained among          {len(golds)} candidates (the bot utterances of {files['trn']} and " \
-           f"{files['dev']})" in out.splitlines()
+    assert f"trained among          {len(golds)} candidates (the bot utterances of trn.txt and dev.txt)" \
+        in out.splitlines()
     candidates = tmp_path / "c.txt"
     candidates.write_text("".join(f"1 {g}\n" for g in reversed(golds)) + "1 api_call french north cheap\n")
     assert run(["train", "--system", "memn2n", "--train", files["trn"], "--dev", files["dev"], "--model", model,
                 "--quiet", "--candidates", str(candidates), *FAST]) == 0
     meta = json.loads((tmp_path / "model" / "model.json").read_text())
     assert meta["facts"]["candidates"][0] == golds[-1] and len(meta["facts"]["candidates"]) == len(golds) + 1
-    assert meta["about"]["candidates_from"] == f"the candidates file {candidates}"
+    assert meta["about"]["candidates_from"] == "the candidates file c.txt"
 
 
 def test_settings_are_refused_when_the_system_is_made(files, tmp_path, capsys):
@@ -228,3 +227,21 @@ def test_predictions_on_a_terminal_say_where_the_score_went(files, tmp_path, cap
     monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
     code, out, err = _run(capsys, "predict", "--model", model, "--data", files["tst"])
     assert "--out FILE" not in err
+
+
+@pytest.mark.parametrize("name", ["nn", "memn2n"])
+def test_the_same_training_from_another_folder_gives_the_same_bytes(files, tmp_path, monkeypatch, name):
+    import shutil
+
+    models = []
+    for where in ("a", "b/c"):
+        folder = tmp_path / where
+        folder.mkdir(parents=True)
+        for key in ("trn", "dev", "tst"):
+            shutil.copy(files[key], folder / f"{key}.txt")
+        monkeypatch.chdir(folder)
+        assert run(["train", "--system", name, "--train", "trn.txt", "--dev", str(folder / "dev.txt"), "--test",
+                    "tst.txt", "--model", "m", "--quiet", *(FAST if name == "memn2n" else ())]) == 0
+        models.append(folder / "m")
+    for member in ("model.json", "weights.npz"):
+        assert (models[0] / member).read_bytes() == (models[1] / member).read_bytes()

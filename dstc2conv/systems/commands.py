@@ -67,16 +67,17 @@ def training_candidates(options: TrainOptions, train, dev) -> tuple[tuple[str, .
     from ..task6.candidates import distinct, read_candidates
     from ..task6.turns import read_turns
 
+    name = os.path.basename          # a model's bytes do not depend on where its data lay
     pool: list[str] = []
     origin = []
     if options.test is not None:
         pool += [t.gold for t in (*train, *dev, *read_turns(options.test))]
-        origin.append(f"the bot utterances of {options.train}, {options.dev} and {options.test}")
+        origin.append(f"the bot utterances of {name(options.train)}, {name(options.dev)} and {name(options.test)}")
     if options.candidates is not None:
         pool += read_candidates(options.candidates)
-        origin.append(f"the candidates file {options.candidates}")
+        origin.append(f"the candidates file {name(options.candidates)}")
     if not origin:
-        return None, f"the bot utterances of {options.train} and {options.dev}"
+        return None, f"the bot utterances of {name(options.train)} and {name(options.dev)}"
     return distinct(pool), "; ".join(origin)
 
 
@@ -105,9 +106,10 @@ def train(options: TrainOptions):
     check_data(options.train, options.dev, trn, dv)
     pool, origin = training_candidates(options, trn, dv)
     system = entry.build(pool, **_settings(options))
-    if pool is not None and not entry.ranks_candidates():
-        note(f"{entry.name} takes no candidates: --candidates and --test are not used")
-        origin = "none (the system makes its own responses)"
+    if not entry.ranks_candidates():
+        if pool is not None:
+            note(f"{entry.name} takes no candidates: --candidates and --test are not used")
+        origin = None
     tried = ()
     if options.search:
         system, tried = search(system, getattr(type(system), "GRID", {}), trn, dv)
@@ -115,10 +117,11 @@ def train(options: TrainOptions):
         system.fit(trn, dv)
     about = {"train": os.path.basename(options.train), "train_sha256": sha256_file(options.train),
              "dev": os.path.basename(options.dev), "dev_sha256": sha256_file(options.dev),
-             "candidates_from": origin, **({"search": [t.to_dict() for t in tried]} if tried else {})}
+             **({"candidates_from": origin} if origin else {}),
+             **({"search": [t.to_dict() for t in tried]} if tried else {})}
     system.save(options.model, about)
-    note(f"{system.label()}: trained among {origin}; model written to {options.model} "
-         f"({time.perf_counter() - start:.1f} s)")
+    among = f"trained among {origin}; " if origin else ""
+    note(f"{system.label()}: {among}model written to {options.model} ({time.perf_counter() - start:.1f} s)")
     return system
 
 
