@@ -74,6 +74,7 @@ class Rules(System):
             self.last_rule = None if won is None else won[0].id
             return ("" if won is None else won[1],)
         found: dict[str, str] = {}
+        self.last_rule = None
         for rule, text in propose(self.compiled_, state, user, mentioned).items():
             if not found:
                 self.last_rule = rule
