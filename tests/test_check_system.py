@@ -282,6 +282,10 @@ def test_a_plugins_system_is_a_name_like_ours(plugin, tmp_path):
     system.save(tmp_path / "model")
     loaded = dstc2conv.load(tmp_path / "model")           # an entry point's: no need to name it
     assert loaded.built_as == "mine" and loaded.best_ == system.best_
+    from mineplugin import Mine
+
+    Mine().fit(tmp_path / "trn.txt").save(tmp_path / "by-class")    # built by its class, not by its name
+    assert dstc2conv.load(tmp_path / "by-class").built_as == "mineplugin:Mine"
 
 
 def test_table2_runs_a_plugins_system(plugin, tmp_path):

@@ -172,9 +172,9 @@ def build(name: str, candidates: tuple[str, ...] | None = None, **settings) -> S
 
 def load(folder: str | os.PathLike, system: str | None = None) -> System:
     """The system saved in a model folder (``systems.folder``), fitted. A system saved by
-    ``module:Class`` (not the registry's, an entry point's, nor of dstc2conv's own modules,
-    which run nothing when imported) is imported only if ``system`` names it too: a folder
-    cannot make this process import a module of its choosing."""
+    ``module:Class`` (not the registry's, nor a class of dstc2conv's own modules, which run
+    nothing when imported, nor one a plugin registers) is imported only if ``system`` names
+    it too: a folder cannot make this process import a module of its choosing."""
     from . import folder as model_folder
 
     folder = os.fspath(folder)
@@ -184,8 +184,9 @@ def load(folder: str | os.PathLike, system: str | None = None) -> System:
     if system is not None and system != name:
         raise Dstc2ConvError(f"a model of {name}, not of {system}", path)
     try:
-        ours = name.startswith("dstc2conv.")        # dstc2conv's own modules run nothing when imported
-        cls = entry(name, trust=system is not None or ours).system_class()
+        # dstc2conv's own modules run nothing when imported; a plugin's class is installed to be imported
+        known = name.startswith("dstc2conv.") or name in {e.target for e in plugins().values()}
+        cls = entry(name, trust=system is not None or known).system_class()
     except NotAvailable as exc:
         raise Dstc2ConvError(exc.message, path) from None
     except Dstc2ConvError:

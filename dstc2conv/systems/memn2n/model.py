@@ -279,6 +279,6 @@ class MemN2N(Learned):
             lines.append("  ".join(f"{a[0, j]:.3f} " for a in attention) + f"  {who[1:]:<4} {text}")
         lines.append(f"user:  {user}")
         order = best(logits[0], max(1, top))
-        lines.append(f"answer: {self.candidates[order[0]]}")
+        lines.append(f"answer: {self.candidates[order[0]]}  (score {logits[0][order[0]]:.3f})")
         lines += [f"  {n:>2}. {logits[0][i]:8.3f}  {self.candidates[i]}" for n, i in enumerate(order[1:], 2)]
         return lines
