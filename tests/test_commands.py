@@ -9,6 +9,7 @@ import os
 import sys
 
 import pytest
+import toy
 
 import dstc2conv
 from dstc2conv.cli import run
@@ -18,48 +19,13 @@ from dstc2conv.systems.interface import predict as predict_loop
 from dstc2conv.task6.candidates import distinct
 from dstc2conv.task6.turns import read_turns
 
-WELCOME = "Hello , welcome to the Cambridge restaurant system . How may I help you ?"
-TRN = f"""\
-1 <SILENCE>\t{WELCOME}
-2 cheap thai food\tWhat part of town do you have in mind?
-3 north\tapi_call thai north cheap
-4 thank you bye\tyou are welcome
-
-1 <SILENCE>\t{WELCOME}
-2 expensive food in the south\tWhat kind of food would you like?
-3 any\tapi_call R_cuisine south expensive
-4 bye\tyou are welcome
-
-"""
-DEV = f"""\
-1 <SILENCE>\t{WELCOME}
-2 cheap food in the north\tWhat kind of food would you like?
-3 thai\tapi_call thai north cheap
-4 bye\tyou are welcome
-
-"""
-TST = f"""\
-1 <SILENCE>\t{WELCOME}
-2 cheap thai food in the north\tapi_call thai north cheap
-3 thank you good bye\tyou are welcome
-
-1 <SILENCE>\t{WELCOME}
-2 i want expensive food\tWhat part of town do you have in mind?
-3 south\tWhat kind of food would you like?
-4 bye\tyou are welcome
-
-"""
 FAST = ("--set", "epochs=2")
 SYSTEMS = ["rules", "tfidf", "nn", "embeddings", "memn2n", "memn2n+match", "rules+learned"]
 
 
 @pytest.fixture
 def files(tmp_path):
-    paths = {}
-    for name, text in (("trn", TRN), ("dev", DEV), ("tst", TST)):
-        (tmp_path / f"{name}.txt").write_text(text)
-        paths[name] = str(tmp_path / f"{name}.txt")
-    return paths
+    return toy.write(tmp_path)
 
 
 def _run(capsys, *argv):
@@ -199,7 +165,7 @@ def test_the_data_mistakes_are_said(files, tmp_path, capsys, caplog):
     assert code == 0 and f"warning: the training file {files['trn']} and the dev file {files['trn']} are the same " \
                          "file" in err
     both = tmp_path / "both.txt"
-    both.write_text(DEV + TRN)
+    both.write_text(toy.DEV + toy.TRN)
     code, _, err = _run(capsys, "train", "--system", "nn", "--train", files["trn"], "--dev", str(both),
                         "--model", model)
     assert code == 0 and "share 2 identical dialogs" in err

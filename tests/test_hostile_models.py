@@ -9,6 +9,7 @@ import os
 import shutil
 
 import pytest
+import toy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,17 +18,7 @@ from dstc2conv.cli import run
 from dstc2conv.errors import Dstc2ConvError
 from dstc2conv.systems import registry
 
-WELCOME = "Hello , welcome to the Cambridge restaurant system . How may I help you ?"
-SMALL = f"""1 <SILENCE>\t{WELCOME}
-2 cheap thai food\tWhat part of town do you have in mind?
-3 north\tapi_call thai north cheap
-4 thank you bye\tyou are welcome
-
-1 <SILENCE>\t{WELCOME}
-2 expensive food in the south\tWhat kind of food would you like?
-3 any\tapi_call R_cuisine south expensive
-4 bye\tyou are welcome
-"""
+SMALL = toy.TRN
 
 
 def _wide(path, dialogs: int, words: int) -> None:

@@ -7,6 +7,7 @@ import json
 from importlib import resources
 
 import pytest
+import toy
 
 from dstc2conv.cli import run
 from dstc2conv.evaluate.published import PUBLISHED
@@ -16,47 +17,12 @@ from dstc2conv.systems.table2 import DataFile, comparable
 from dstc2conv.task6 import format as task6
 from dstc2conv.task6.turns import turns_of
 
-WELCOME = "Hello , welcome to the Cambridge restaurant system . How may I help you ?"
-TRN = f"""\
-1 <SILENCE>\t{WELCOME}
-2 cheap thai food\tWhat part of town do you have in mind?
-3 north\tapi_call thai north cheap
-4 thank you bye\tyou are welcome
-
-1 <SILENCE>\t{WELCOME}
-2 expensive food in the south\tWhat kind of food would you like?
-3 any\tapi_call R_cuisine south expensive
-4 bye\tyou are welcome
-
-"""
-DEV = f"""\
-1 <SILENCE>\t{WELCOME}
-2 cheap food in the north\tWhat kind of food would you like?
-3 thai\tapi_call thai north cheap
-4 bye\tyou are welcome
-
-"""
-TST = f"""\
-1 <SILENCE>\t{WELCOME}
-2 cheap thai food in the north\tapi_call thai north cheap
-3 thank you good bye\tyou are welcome
-
-1 <SILENCE>\t{WELCOME}
-2 i want expensive food\tWhat part of town do you have in mind?
-3 south\tWhat kind of food would you like?
-4 bye\tyou are welcome
-
-"""
 SHA = {split: sha for sha, (_, split) in PUBLISHED.items()}
 
 
 @pytest.fixture
 def files(tmp_path):
-    paths = {}
-    for name, text in (("trn", TRN), ("dev", DEV), ("tst", TST)):
-        (tmp_path / f"{name}.txt").write_text(text)
-        paths[name] = str(tmp_path / f"{name}.txt")
-    return paths
+    return toy.write(tmp_path)
 
 
 def _run(capsys, *argv):
@@ -155,7 +121,7 @@ def test_systems_not_installed_are_one_line_and_the_others_still_print(files, ca
 
 def test_a_candidates_file_without_some_gold_is_said(files, tmp_path, capsys):
     candidates = tmp_path / "c.txt"
-    candidates.write_text(f"1 {WELCOME}\n1 you are welcome\n")
+    candidates.write_text(f"1 {toy.WELCOME}\n1 you are welcome\n")
     code, out, _ = _run(capsys, *_table2(files, "--systems", "tfidf", "--candidates", str(candidates), "--quiet"))
     assert code == 0
     assert out.splitlines()[2] == (f"candidates             2 ({candidates}); 3 distinct gold responses of TST "
