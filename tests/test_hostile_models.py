@@ -227,3 +227,19 @@ def test_check_system_reports_what_the_system_raises():
 
     with pytest.raises(Dstc2ConvError, match="fitted: fitted\\(\\) raised ValueError: no idea"):
         dstc2conv.check_system(FittedRaises())
+
+
+def test_a_model_folder_that_holds_an_input_is_not_replaced(tmp_path, capsys):
+    (tmp_path / "t.txt").write_text(SMALL)
+    assert run(["train", "--system", "nn", "--train", str(tmp_path / "t.txt"), "--dev", str(tmp_path / "t.txt"),
+                "--model", str(tmp_path / "m"), "--quiet"]) == 0
+    (tmp_path / "m" / "mine.txt").write_text(SMALL)          # data kept in the model folder
+    for argv in (["train", "--system", "nn", "--train", str(tmp_path / "m" / "mine.txt"), "--dev",
+                  str(tmp_path / "t.txt"), "--model", str(tmp_path / "m")],
+                 ["rules", "learn", "--train", str(tmp_path / "t.txt"), "--dev", str(tmp_path / "m" / "mine.txt"),
+                  "--out", str(tmp_path / "m")]):
+        assert run(argv) == 2
+        err = capsys.readouterr().err
+        assert err.endswith(f"cannot write the model: it holds the input {tmp_path / 'm' / 'mine.txt'}, which the "
+                            "new model would replace\n") and len(err.splitlines()) == 1
+    assert (tmp_path / "m" / "mine.txt").read_text() == SMALL

@@ -99,7 +99,7 @@ def train(options: TrainOptions):
     from .mistakes import check_data
     from .search import search
 
-    check_writable(options.model)      # before any work
+    check_writable(options.model, (options.train, options.dev, options.test, options.candidates))   # before any work
     entry = registry.entry(options.system)
     start = time.perf_counter()
     trn, dv = read_turns(options.train), read_turns(options.dev)

@@ -84,11 +84,17 @@ def _jsonable(settings: dict, what: str, system) -> dict:
     return out
 
 
-def check_writable(folder: str | os.PathLike) -> str:
+def check_writable(folder: str | os.PathLike, inputs: tuple = ()) -> str:
     """``folder`` (normalised) if a model can be written there: nothing there yet, an
-    empty folder or a model folder, in a folder that exists; else a Dstc2ConvError. A
-    command checks this before it trains."""
+    empty folder or a model folder, in a folder that exists, holding none of ``inputs``
+    (the new folder replaces it whole); else a Dstc2ConvError. A command checks this
+    before it trains."""
     folder = os.path.normpath(os.fspath(folder))
+    inside = os.path.realpath(folder) + os.sep
+    for given in inputs:
+        if given and os.path.realpath(os.fspath(given)).startswith(inside):
+            raise Dstc2ConvError(f"cannot write the model: it holds the input {os.fspath(given)}, which the new "
+                                 "model would replace", folder)
     if os.path.lexists(folder) and not (os.path.isdir(folder) and not os.path.islink(folder)
                                         and (_is_model(folder) or not os.listdir(folder))):
         raise Dstc2ConvError("cannot write the model: it exists and is not a model folder", folder)

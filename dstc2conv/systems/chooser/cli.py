@@ -50,7 +50,7 @@ def learn(o: LearnOptions) -> int:
     name = os.path.basename(o.train).lower()
     if "tst" in name or "test" in name:
         raise Dstc2ConvError("refusing to train on what looks like a test split", o.train)
-    check_writable(o.out)
+    check_writable(o.out, (o.train, o.dev, o.rules))
     ruleset = load_rules(o.rules)
     about = {"rules_sha256": ruleset.sha256, "train": os.path.basename(o.train), "train_sha256": sha256_file(o.train)}
     with reporting(notes=not o.quiet):
