@@ -109,9 +109,9 @@ class System:
         save(self, os.fspath(folder), about or {})
 
 
-def clone(system: System) -> System:
-    """An unfitted system with the same settings."""
-    copy = type(system)(**system.get_params())
+def clone(system: System, **settings) -> System:
+    """An unfitted system with the same settings (but ``settings``, changed)."""
+    copy = type(system)(**{**system.get_params(), **settings})
     if getattr(system, "built_as", None):
         copy.built_as = system.built_as
     return copy

@@ -1,5 +1,5 @@
-"""The data mistakes every way of training catches (``table2``, ``train``, ``fit`` given
-files): the test file given as the training file is refused; a dev file that is the
+"""The data mistakes every way of training catches (``table2``, ``train``, ``rules
+learn``, ``fit`` given files): the test file given as the training file is refused; a dev file that is the
 training file, or shares dialogs with it, is a warning (its figures and early stopping
 would be optimistic; training on such files can still be meant)."""
 from __future__ import annotations
@@ -39,8 +39,9 @@ def check_data(train: str | None, dev: str | None, train_turns: Sequence[BotTurn
     """Refuse a test file as ``train`` (a path); warn (on stderr) when ``dev`` is the same
     file as ``train`` or shares dialogs with it."""
     if train is not None and is_test_file(train):
-        raise Dstc2ConvError("the test file given as the training file: train on the train file (and choose on "
-                             "the dev file); the test file is for scoring, once", train)
+        raise Dstc2ConvError("the test file given as the training file (a test split, by its name or its SHA-256): "
+                             "train on the train file (and choose on the dev file); the test file is for scoring, "
+                             "once", train)
     if not dev_turns:
         return
     names = f"the training file {train or '(turns)'} and the dev file {dev or '(turns)'}"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from ..errors import Dstc2ConvError
 from ..reporter import note
 from ..task6.turns import BotTurn
-from .interface import System, as_turns, run
+from .interface import System, as_turns, clone, run
 
 
 @dataclass(frozen=True)
@@ -26,14 +26,6 @@ class Tried:
 def combinations(grid: Mapping[str, Sequence]) -> list[dict]:
     """Every combination of the grid's values, the first setting's slowest."""
     return [dict(zip(grid, values)) for values in itertools.product(*grid.values())]
-
-
-def with_settings(system: System, **settings) -> System:
-    """An unfitted copy of ``system`` with ``settings`` changed."""
-    copy = type(system)(**{**system.get_params(), **settings})
-    if getattr(system, "built_as", None):
-        copy.built_as = system.built_as
-    return copy
 
 
 def accuracy(system: System, turns: Sequence[BotTurn]) -> float:
@@ -57,7 +49,7 @@ def search(system: System, grid: Mapping[str, Sequence], train, dev) -> tuple[Sy
     settings_list = combinations(grid)
     for i, settings in enumerate(settings_list, 1):
         note(f"grid {i}/{len(settings_list)}: {json.dumps(settings)}")
-        fitted = with_settings(system, **settings).fit(train, dev)
+        fitted = clone(system, **settings).fit(train, dev)
         tried.append(Tried(settings, accuracy(fitted, dev)))
         note(f"grid {i}/{len(settings_list)}: dev {tried[-1].dev:.2%}")
         if best is None or tried[-1].dev > best[0]:
@@ -65,4 +57,4 @@ def search(system: System, grid: Mapping[str, Sequence], train, dev) -> tuple[Sy
     return best[1], tuple(tried)
 
 
-__all__ = ["Tried", "combinations", "with_settings", "accuracy", "search"]
+__all__ = ["Tried", "combinations", "accuracy", "search"]

@@ -44,19 +44,19 @@ def learn(o: LearnOptions) -> int:
     from ...files import sha256_file
     from ...task6.turns import read_turns
     from ..folder import META, WEIGHTS, check_writable
+    from ..mistakes import check_data
     from ..rules.ruleset import load_rules
     from .system import RulesLearned, dev_accuracy
 
-    name = os.path.basename(o.train).lower()
-    if "tst" in name or "test" in name:
-        raise Dstc2ConvError("refusing to train on what looks like a test split", o.train)
     check_writable(o.out, (o.train, o.dev, o.rules))
+    train, dev = read_turns(o.train), read_turns(o.dev) if o.dev else None
+    check_data(o.train, o.dev, train, dev)
     ruleset = load_rules(o.rules)
     about = {"rules_sha256": ruleset.sha256, "train": os.path.basename(o.train), "train_sha256": sha256_file(o.train)}
     with reporting(notes=not o.quiet):
-        system = RulesLearned(_rules_setting(o.rules), iterations=o.iterations, l2=o.l2).fit(read_turns(o.train))
+        system = RulesLearned(_rules_setting(o.rules), iterations=o.iterations, l2=o.l2).fit(train)
         system.save(o.out, about)
-        line = dev_accuracy(system, read_turns(o.dev), f"dev {os.path.basename(o.dev)}") if o.dev else None
+        line = dev_accuracy(system, dev, f"dev {os.path.basename(o.dev)}") if o.dev else None
     print(os.path.join(o.out, WEIGHTS))
     print(os.path.join(o.out, META))
     if line:

@@ -126,8 +126,7 @@ def over_rules(system: System, ruleset: RuleSet) -> System:
     """A fitted system over the rules (its setting ``rules``), built again over
     ``ruleset`` with what it learned: its settings but the rules, then ``restore`` of its
     ``state``."""
-    again = clone(system)
-    again.rules = ruleset
+    again = clone(system, rules=ruleset)
     again.restore(*system.state())
     return again
 
