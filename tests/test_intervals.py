@@ -123,3 +123,16 @@ def test_score_prints_and_writes_the_intervals(tmp_path, capsys):
     got = json.loads(capsys.readouterr().out)
     assert got["baseline"] == "p"
     assert got["systems"]["g"]["intervals"]["differences"]["accuracy"]["per_response"]["difference"] == 0.5
+
+
+def test_draws_in_blocks_are_the_draws_at_once(monkeypatch):
+    """Memory stays bounded on files of many dialogs: the resamples are drawn in blocks of
+    rows, which together are the one draw of the docs."""
+    monkeypatch.setattr(intervals, "CHUNK", 7)       # one resample of 5 dialogs a block
+    blocks = list(intervals.weights(5, 9, 3))
+    assert len(blocks) == 9
+    drawn = np.random.default_rng(3).integers(0, 5, size=(9, 5))
+    assert (np.concatenate(blocks) == np.stack([np.bincount(row, minlength=5) for row in drawn])).all()
+    small = intervals.bootstrap([_scored(PREDS)], 30, 2)[0]
+    monkeypatch.undo()
+    assert intervals.bootstrap([_scored(PREDS)], 30, 2)[0] == small

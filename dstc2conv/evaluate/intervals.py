@@ -119,13 +119,22 @@ def dialog_sums(name: str, stats: Sequence, turns) -> np.ndarray:
     return out
 
 
-def weights(dialogs: int, resamples: int = RESAMPLES, seed: int = 0) -> np.ndarray:
-    """How often each dialog is drawn in each resample: (resamples, dialogs)."""
+CHUNK = 4_000_000   # draws held at once: resamples are drawn in blocks of rows, so memory stays bounded
+
+
+def weights(dialogs: int, resamples: int = RESAMPLES, seed: int = 0):
+    """How often each dialog is drawn in each resample: blocks of rows of the
+    (resamples, dialogs) matrix, in order; together the rows of
+    ``default_rng(seed).integers(0, dialogs, size=(resamples, dialogs))`` counted."""
     if resamples < 1 or dialogs < 1:
         raise Dstc2ConvError(f"{resamples} resamples of {dialogs} dialogs: give 1 or more of each")
-    drawn = np.random.default_rng(seed).integers(0, dialogs, size=(resamples, dialogs))
-    flat = (np.arange(resamples)[:, None] * dialogs + drawn).ravel()
-    return np.bincount(flat, minlength=resamples * dialogs).reshape(resamples, dialogs).astype(float)
+    rng = np.random.default_rng(seed)
+    rows = max(1, CHUNK // dialogs)
+    for start in range(0, resamples, rows):
+        n = min(rows, resamples - start)
+        drawn = rng.integers(0, dialogs, size=(n, dialogs))
+        flat = (np.arange(n)[:, None] * dialogs + drawn).ravel()
+        yield np.bincount(flat, minlength=n * dialogs).reshape(n, dialogs).astype(float)
 
 
 def _bounds(values: np.ndarray) -> tuple[float, float]:
@@ -155,15 +164,22 @@ class Intervals:
         return out
 
 
-def _resampled(scored, w: np.ndarray) -> dict:
-    """metric -> figure -> (figure on the file, figures of the resamples)."""
-    turns = scored.inputs.turns
-    out = {}
-    for name in scored.names:
-        sums = dialog_sums(name, scored.stats[name], turns)
-        whole = figures_of(name, sums.sum(axis=0))
-        out[name] = {f: (float(whole[f]), v) for f, v in figures_of(name, w @ sums).items()}
-    return out
+def _resampled(scored: Sequence, dialogs: int, resamples: int, seed: int) -> list[dict]:
+    """Per system: metric -> figure -> (figure on the file, figures of the resamples)."""
+    sums = [{name: dialog_sums(name, s.stats[name], s.inputs.turns) for name in s.names} for s in scored]
+    drawn: list[dict] = [{name: [] for name in found} for found in sums]
+    for w in weights(dialogs, resamples, seed):
+        for found, out in zip(sums, drawn):
+            for name, table in found.items():
+                out[name].append(w @ table)
+    result = []
+    for found, out in zip(sums, drawn):
+        per = {}
+        for name, table in found.items():
+            whole = figures_of(name, table.sum(axis=0))
+            per[name] = {f: (float(whole[f]), v) for f, v in figures_of(name, np.concatenate(out[name])).items()}
+        result.append(per)
+    return result
 
 
 def bootstrap(scored: Sequence, resamples: int = RESAMPLES, seed: int = 0,
@@ -175,8 +191,7 @@ def bootstrap(scored: Sequence, resamples: int = RESAMPLES, seed: int = 0,
         return []
     turns = scored[0].inputs.turns
     dialogs = len({t.dialog for t in turns})
-    w = weights(dialogs, resamples, seed)
-    found = [_resampled(s, w) for s in scored]
+    found = _resampled(scored, dialogs, resamples, seed)
     out = []
     for i, f in enumerate(found):
         figures = {m: {k: _bounds(v) for k, (_, v) in fs.items()} for m, fs in f.items()}
