@@ -139,10 +139,20 @@ def _driver():
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
-def _shown(driver) -> int:
+def _shown(driver, expected: int) -> int:
+    """The count of turns shown, once it is ``expected`` (the search box redraws when
+    typing pauses), or after 5 s."""
+    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
 
-    return int(driver.find_element(By.ID, "shown").get_attribute("data-turns"))
+    def count(d) -> int:
+        return int(d.find_element(By.ID, "shown").get_attribute("data-turns"))
+    try:
+        WebDriverWait(driver, 5).until(lambda d: count(d) == expected)
+    except TimeoutException:
+        pass
+    return count(driver)
 
 
 def test_the_page_in_a_browser(inputs, tmp_path, capsys):
@@ -165,26 +175,27 @@ def _drive(driver, page: Path, attention: int) -> None:
     from selenium.webdriver.support.ui import Select
 
     driver.get(page.as_uri())
-    assert _shown(driver) == 7
+    assert _shown(driver, 7) == 7
     kind = Select(driver.find_element(By.ID, "f-kind"))
     kind.select_by_visible_text("closing")
-    assert _shown(driver) == 2
+    assert _shown(driver, 2) == 2
     kind.select_by_visible_text("all")
     Select(driver.find_element(By.ID, "f-dsys")).select_by_visible_text("S1")
-    assert _shown(driver) == 4
+    assert _shown(driver, 4) == 4
     Select(driver.find_element(By.ID, "f-dsys")).select_by_visible_text("all")
     driver.find_element(By.ID, "f-wrong").click()
     Select(driver.find_element(By.ID, "f-wrong-in")).select_by_visible_text("A")
-    assert _shown(driver) == 2                                       # A's api_call and ask_area
+    assert _shown(driver, 2) == 2                                       # A's api_call and ask_area
     driver.find_element(By.ID, "f-wrong").click()
     driver.find_element(By.ID, "f-search").send_keys("south")
-    assert _shown(driver) == 2                                       # A's "api_call thai south cheap", user "south"
+    assert _shown(driver, 2) == 2                                       # A's "api_call thai south cheap", user "south"
     driver.find_element(By.ID, "f-search").send_keys("zzz")
-    assert _shown(driver) == 0
+    assert _shown(driver, 0) == 0
     driver.find_element(By.ID, "f-search").clear()
     driver.find_element(By.ID, "f-disagree").click()
     data = _blob(page.read_text())
-    assert _shown(driver) == sum(1 for d in data["dialogs"] for t in d[2] if len(set(t[5])) > 1)
+    differ = sum(1 for d in data["dialogs"] for t in d[2] if len(set(t[5])) > 1)
+    assert _shown(driver, differ) == differ
     driver.get(page.as_uri() + "#dialog-2")
     opened = driver.find_element(By.ID, "dialog-2")
     assert len(opened.find_elements(By.CSS_SELECTOR, ".turn")) == 4

@@ -39,7 +39,11 @@
     [["", "all"]].concat(data.dialog_systems.map(function (n, i) { return [String(i), n]; }))) : null;
   var search = el("input", {type: "search", id: "f-search", placeholder: "search the texts"});
   controls.appendChild(search);
-  search.addEventListener("input", update);
+  var typing = null;   // redraw once typing pauses, not at every key
+  search.addEventListener("input", function () {
+    clearTimeout(typing);
+    typing = setTimeout(function () { update(true); }, 150);
+  });
   var all = (1 << systems.length) - 1;
 
   function keep(x) {

@@ -18,12 +18,12 @@ def _asset(name: str) -> str:
 
 
 def _table(head, rows, cls: str = "") -> str:
-    out = [f"<table{f' class={cls}' if cls else ''}><thead><tr>"]
+    out = [f"<div class=wide><table{f' class={cls}' if cls else ''}><thead><tr>"]
     out += [f"<th>{escape(str(h))}</th>" for h in head]
     out.append("</tr></thead><tbody>")
     for row in rows:
         out.append("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 
@@ -37,7 +37,7 @@ def _summary(report) -> str:
             cells = [label]
             for iv, s in zip(report.intervals, report.scored):
                 value = s.figures[metric][key]
-                cells.append(f"<b>{figure(metric, value)}</b> <small>[{figure(metric, iv.figures[metric][key][0])}, "
+                cells.append(f"<b>{figure(metric, value)}</b><br><small>[{figure(metric, iv.figures[metric][key][0])}, "
                              f"{figure(metric, iv.figures[metric][key][1])}]</small>")
             rows.append(cells)
             if len(report.names) > 1:
@@ -47,7 +47,7 @@ def _summary(report) -> str:
                         continue
                     d, lo, hi, nb = iv.differences[metric][key]
                     cls = "up" if lo > 0 else "down" if hi < 0 else "same"
-                    cells.append(f"<span class={cls}>{figure(metric, d, True)}</span> <small>[{figure(metric, lo, True)}, "
+                    cells.append(f"<span class={cls}>{figure(metric, d, True)}</span><br><small>[{figure(metric, lo, True)}, "
                                  f"{figure(metric, hi, True)}]</small>")
                 diffs.append(cells)
     out = [f"<p>Each figure on the whole file, and its 95% interval by the bootstrap over the {first.dialogs} "
