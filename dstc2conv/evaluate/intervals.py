@@ -97,24 +97,30 @@ def figures_of(name: str, sums: np.ndarray) -> dict[str, np.ndarray]:
     return {key: _div(sums[..., 0], sums[..., 1])}
 
 
-def dialog_sums(name: str, stats: Sequence, turns) -> np.ndarray:
+def dialog_index(turns) -> tuple[np.ndarray, int]:
+    """The position of each turn's dialog among the dialogs that have bot turns (in file
+    order), and their count."""
+    order = {d: i for i, d in enumerate(dict.fromkeys(t.dialog for t in turns))}
+    return np.fromiter((order[t.dialog] for t in turns), dtype=np.intp, count=len(turns)), len(order)
+
+
+def dialog_sums(name: str, stats: Sequence, turns, index: tuple[np.ndarray, int] | None = None) -> np.ndarray:
     """One row per dialog that has bot turns (in file order): the sums of its turns'
     numbers. Accuracy and task success are decided per dialog too: (right turns, turns,
     1 when every turn is right, 1); (1 when every checked turn is right, 1 when a turn
     is checked)."""
-    order = {d: i for i, d in enumerate(dict.fromkeys(t.dialog for t in turns))}
-    of = np.fromiter((order[t.dialog] for t in turns), dtype=np.intp, count=len(turns))
+    of, count = index if index is not None else dialog_index(turns)
     if name in ("accuracy", "task_success"):
         checked = np.array([s is not None for s in stats], dtype=bool)
         right = np.array([bool(s) for s in stats], dtype=bool)
-        n = np.bincount(of[checked], minlength=len(order))
-        r = np.bincount(of[checked & right], minlength=len(order))
+        n = np.bincount(of[checked], minlength=count)
+        r = np.bincount(of[checked & right], minlength=count)
         every = (n == r).astype(float)
         if name == "accuracy":
-            return np.stack([r, n, every, np.ones(len(order))], axis=1).astype(float)
+            return np.stack([r, n, every, np.ones(count)], axis=1).astype(float)
         return np.stack([every * (n > 0), (n > 0).astype(float)], axis=1)
     rows = np.asarray(_columns(name, stats, turns), dtype=float).reshape(len(turns), -1)
-    out = np.zeros((len(order), rows.shape[1]))
+    out = np.zeros((count, rows.shape[1]))
     np.add.at(out, of, rows)
     return out
 
@@ -165,19 +171,22 @@ class Intervals:
 
 
 def _resampled(scored: Sequence, dialogs: int, resamples: int, seed: int) -> list[dict]:
-    """Per system: metric -> figure -> (figure on the file, figures of the resamples)."""
-    sums = [{name: dialog_sums(name, s.stats[name], s.inputs.turns) for name in s.names} for s in scored]
-    drawn: list[dict] = [{name: [] for name in found} for found in sums]
-    for w in weights(dialogs, resamples, seed):
-        for found, out in zip(sums, drawn):
-            for name, table in found.items():
-                out[name].append(w @ table)
-    result = []
-    for found, out in zip(sums, drawn):
+    """Per system: metric -> figure -> (figure on the file, figures of the resamples).
+    Every system's and metric's per-dialog sums side by side in one matrix: one product
+    per block of resamples (many small products cost more than one, BLAS threads aside)."""
+    index = dialog_index(scored[0].inputs.turns)
+    sums = [{name: dialog_sums(name, s.stats[name], s.inputs.turns, index) for name in s.names} for s in scored]
+    tables = [table for found in sums for table in found.values()]
+    together = np.concatenate(tables, axis=1)
+    drawn = np.concatenate([w @ together for w in weights(dialogs, resamples, seed)])
+    result, column = [], 0
+    for found in sums:
         per = {}
         for name, table in found.items():
             whole = figures_of(name, table.sum(axis=0))
-            per[name] = {f: (float(whole[f]), v) for f, v in figures_of(name, np.concatenate(out[name])).items()}
+            part = drawn[:, column:column + table.shape[1]]
+            column += table.shape[1]
+            per[name] = {f: (float(whole[f]), v) for f, v in figures_of(name, part).items()}
         result.append(per)
     return result
 

@@ -109,9 +109,10 @@ def interval_lines(intervals) -> list[str]:
 def difference_lines(intervals, label: str) -> list[str]:
     """Each figure's difference from the baseline, its 95% interval and the share of the
     resamples where it is not above 0."""
-    out = [_line("differences", f"{label} (paired, the same resamples; share of them not better)")]
+    out = [_line("differences", f"{label}, 95% intervals by the same resamples (paired), and the share of the "
+                                "resamples where it is not above 0")]
     for name, figures in (intervals.differences or {}).items():
-        out.append(_line(f"  {name}", ", ".join(
+        out.append(_line(f"  {name}", "; ".join(
             f"{f} {figure(name, d, True)} [{figure(name, lo, True)}, {figure(name, hi, True)}] "
-            f"{percent(nb, 1)}" for f, (d, lo, hi, nb) in figures.items())))
+            f"not above 0 in {percent(nb, 1)}" for f, (d, lo, hi, nb) in figures.items())))
     return out
