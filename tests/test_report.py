@@ -208,3 +208,21 @@ def _drive(driver, page: Path, attention: int) -> None:
         assert len(rows) >= 2
     severe = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
     assert not severe, severe
+
+
+def test_a_model_folder_gives_its_curve_and_attention(inputs, tmp_path, capsys):
+    from dstc2conv.report.models import view
+    from dstc2conv.task6.turns import read_turns
+
+    folder = tmp_path / "model"
+    assert run(["train", "--system", "memn2n", "--train", inputs["trn"], "--dev", inputs["dev"], "--model", str(folder),
+                "--quiet", "--set", "hops=2"]) == 0
+    capsys.readouterr()
+    turns = read_turns(inputs["tst"])
+    wrong = [True, False, True, True, False, False, True]          # turns 1, 4 and 5 "wrong"
+    found = view("M", str(folder), turns, wrong, limit=2)
+    assert sorted(found.attention) == [1, 4]                        # the first 2 wrong turns only
+    assert found.curve and [e["epoch"] for e in found.curve] == list(range(1, len(found.curve) + 1))
+    at = found.attention[4]      # dialog 2, turn 2: the memory holds its first exchange (user, then bot)
+    assert [who for who, _ in at["slots"]] == ["user", "bot"] and at["slots"][1][1] == toy.WELCOME
+    assert len(at["hops"]) == 2 and all(sum(h) == pytest.approx(1, abs=0.01) for h in at["hops"])
