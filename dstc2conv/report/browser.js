@@ -111,7 +111,7 @@
     systems.forEach(function (name, s) {
       var ok = (t[4] >> s) & 1, a = el("div", {"class": "ans " + (ok ? "right" : "wrong")});
       a.appendChild(el("b", {}, name));
-      a.appendChild(document.createTextNode(ok ? "(right)" : S[t[5][s]]));
+      a.appendChild(document.createTextNode(ok ? "(right)" : S[t[5][s]] || "(no answer)"));
       box.appendChild(a);
     });
     attention(box, x);

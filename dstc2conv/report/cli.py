@@ -37,7 +37,7 @@ def _cmd_report(args) -> int:
 def add_parser(sub) -> None:
     p = sub.add_parser("report", help="one self-contained HTML page comparing systems on a task-6 file",
                        description="Write one HTML file (no network needed to view it): every metric of each "
-                                   "system with its 95%% interval and its difference from the baseline, accuracy "
+                                   "system with its 95% interval and its difference from the baseline, accuracy "
                                    "by response kind and by dialog system, agreement between the systems and "
                                    "their oracle, answers outside the candidates, entity F1 by slot, the model "
                                    "folders' learning curves and MemN2N's attention, and a browser of every "
