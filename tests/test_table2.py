@@ -130,9 +130,10 @@ def test_a_candidates_file_without_some_gold_is_said(files, tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["--systems", "rules,tfdf"], "no system 'tfdf' (did you mean tfidf?): give one of rules, tfidf, nn, embeddings, "
-                                  "memn2n, memn2n+match, rules+learned, or module:Class"),
+                                  "memn2n, memn2n+match, rules+learned, hcn, hcn+turn-dropout, or module:Class"),
     (["--systems", "nn,nn"], "a system is named twice: nn, nn"),
-    (["--systems", " , "], "no system named: give some of rules, tfidf, nn, embeddings, memn2n, memn2n+match, rules+learned"),
+    (["--systems", " , "], "no system named: give some of rules, tfidf, nn, embeddings, memn2n, memn2n+match, rules+learned, "
+                           "hcn, hcn+turn-dropout"),
 ])
 def test_bad_systems_are_one_line(files, capsys, argv, message):
     code, out, err = _run(capsys, *_table2(files, *argv))
