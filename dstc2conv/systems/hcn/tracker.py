@@ -4,23 +4,25 @@ string matching the KB's values (the KB file shipped with dstc2conv) in the user
 The rules still fill the chosen template and give the action mask."""
 from __future__ import annotations
 
-import os
 import re
 
 from ...convert.kb import read_kb
 from ...task6.vocabulary import SLOTS
 
 TRACKERS = ("rules", "kb")
-KB_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "data",
-                       "dialog-babi-task6-dstc2-kb.txt")
+KB_FILE = "dialog-babi-task6-dstc2-kb.txt"       # the KB file shipped in dstc2conv/data/
 # the rules' tracking among the chooser's features, left out with the KB's tracker
 RULES_STATE = ("slot:", "said:", "flag:", "prev&")
 _VALUES: dict = {}
 
 
-def kb_values(path: str = KB_FILE) -> dict[str, re.Pattern]:
+def kb_values(path: str | None = None) -> dict[str, re.Pattern]:
     """Per slot (food, area, price), a pattern of its KB values as the user writes them
-    (words apart)."""
+    (words apart); ``path``: a KB file (default: the one shipped with dstc2conv)."""
+    if path is None:
+        from importlib import resources
+
+        path = str(resources.files("dstc2conv") / "data" / KB_FILE)
     if path not in _VALUES:
         kb = read_kb(path)
         out = {}
