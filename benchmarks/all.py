@@ -84,6 +84,10 @@ BENCHMARKS = (
               ("--manifest", "{manifest}"), ("rules.md",)),
     Benchmark("transfer-chooser", "the chooser trained on one DSTC2 system, scored on the other",
               "transfer_chooser.py", ("--manifest", "{manifest}"), ("chooser.md",)),
+    Benchmark("transfer-hcn", "hcn trained on one DSTC2 system, scored on the other", "transfer_hcn.py",
+              ("--manifest", "{manifest}", "--epochs", "2"), ("hcn.md",)),
+    Benchmark("sweep-hcn", "hcn's recurrence under several settings, its dev curve", "sweep_hcn.py",
+              ("{}", '{"seed": 1}', '{"seed": 2}', '{"turn_dropout": 0.1}'), ("hcn.md",)),
 )
 
 

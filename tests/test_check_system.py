@@ -37,6 +37,11 @@ def test_rules_learned_keeps_the_contract():
     check_system("rules+learned")
 
 
+@pytest.mark.parametrize("name", ["hcn", "hcn+turn-dropout"])
+def test_hcn_keeps_the_contract(name):
+    check_system(registry.build(name, None, epochs=2))
+
+
 def test_the_check_takes_files_and_leaves_the_system_alone(tmp_path):
     for what, start, count in (("trn", 0, 5), ("dev", 5, 2)):
         (tmp_path / f"{what}.txt").write_text(serialize(tiny_dialogs(start, count)))

@@ -20,7 +20,7 @@ from dstc2conv.task6.candidates import distinct
 from dstc2conv.task6.turns import read_turns
 
 FAST = ("--set", "epochs=2")
-SYSTEMS = ["rules", "tfidf", "nn", "embeddings", "memn2n", "memn2n+match", "rules+learned"]
+SYSTEMS = ["rules", "tfidf", "nn", "embeddings", "memn2n", "memn2n+match", "rules+learned", "hcn"]
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def _error(capsys, *argv) -> str:
 @pytest.mark.parametrize("name", SYSTEMS)
 def test_train_predict_explain_for_every_system(files, tmp_path, capsys, name):
     model = str(tmp_path / "model")
-    learned = name in ("embeddings", "memn2n", "memn2n+match")
+    learned = name in ("embeddings", "memn2n", "memn2n+match", "hcn")
     code, out, err = _run(capsys, "train", "--system", name, "--train", files["trn"], "--dev", files["dev"],
                           "--model", model, "--quiet", *(FAST if learned else ()))
     assert (code, out) == (0, "") and err == ""

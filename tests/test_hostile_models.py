@@ -202,7 +202,7 @@ def test_a_number_past_a_float_is_a_setting_refused(tmp_path, capsys):
         assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err
 
 
-@pytest.mark.parametrize("name", ["rules+learned", "tfidf", "nn", "memn2n"])
+@pytest.mark.parametrize("name", ["rules+learned", "hcn", "tfidf", "nn", "memn2n"])
 def test_saving_before_fit_is_refused(tmp_path, name):
     with pytest.raises(Dstc2ConvError, match=": not fitted: nothing to save"):
         dstc2conv.system(name).save(tmp_path / "m")

@@ -63,7 +63,7 @@ def test_a_system_that_gives_nothing_is_refused():
         run(Mute(), TURNS)
 
 
-@pytest.mark.parametrize("name", ["tfidf", "nn", "embeddings", "memn2n", "rules+learned"])
+@pytest.mark.parametrize("name", ["tfidf", "nn", "embeddings", "memn2n", "rules+learned", "hcn"])
 def test_a_system_not_fitted_is_one_error(name):
     from dstc2conv import Dstc2ConvError
     from dstc2conv.systems import registry

@@ -103,6 +103,16 @@ def test_a_learned_row_says_it_is_one_training(files, capsys):
         "52.34% on the published dev file, a spread as large as some gaps here: docs/learned.md)"]
 
 
+def test_the_hcn_rows_say_whose_figures_stand_beside_them(files, capsys):
+    code, out, _ = _run(capsys, *_table2(files, "--systems", "rules,hcn,hcn+turn-dropout", "--quiet"))
+    assert code == 0
+    rows = {line.split()[0]: line for line in out.splitlines() if line.startswith("hcn")}
+    assert "55.6% / -" in rows["hcn"] and "56.5% / -" in rows["hcn+turn-dropout"]
+    assert [line for line in out.splitlines() if line.startswith("(paper:")] == [
+        "(paper: per response / per dialog, Bordes & Weston 2017, Table 2, task 6, on the test file; hcn: HCN's; "
+        "hcn+turn-dropout: the variational HCN's (Shalyminov & Lee 2018))"]
+
+
 def test_systems_not_installed_are_one_line_and_the_others_still_print(files, capsys, monkeypatch):
     ghosts = {name: registry.Entry(name, f"dstc2conv.systems.ghost_{name}:Model", "MemN2N", "not here")
               for name in ("ghost1", "ghost2")}
@@ -130,9 +140,10 @@ def test_a_candidates_file_without_some_gold_is_said(files, tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["--systems", "rules,tfdf"], "no system 'tfdf' (did you mean tfidf?): give one of rules, tfidf, nn, embeddings, "
-                                  "memn2n, memn2n+match, rules+learned, or module:Class"),
+                                  "memn2n, memn2n+match, rules+learned, hcn, hcn+turn-dropout, or module:Class"),
     (["--systems", "nn,nn"], "a system is named twice: nn, nn"),
-    (["--systems", " , "], "no system named: give some of rules, tfidf, nn, embeddings, memn2n, memn2n+match, rules+learned"),
+    (["--systems", " , "], "no system named: give some of rules, tfidf, nn, embeddings, memn2n, memn2n+match, rules+learned, "
+                           "hcn, hcn+turn-dropout"),
 ])
 def test_bad_systems_are_one_line(files, capsys, argv, message):
     code, out, err = _run(capsys, *_table2(files, *argv))

@@ -27,6 +27,7 @@ REPORTED = (
 # (system, per-response accuracy %, per-dialog accuracy % or None where the paper gives none).
 LATER = (
     ("HCN (Williams, Asadi & Zweig 2017)", 55.6, None),
+    ("Variational HCN + turn dropout (Shalyminov & Lee 2018)", 56.5, None),
 )
 
 

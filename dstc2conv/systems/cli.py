@@ -8,6 +8,9 @@ import json
 from ..arguments import at_least
 
 RESAMPLES = 1000
+# the rows shown beside a later paper's figure, and whose figure it is
+LATER_FIGURES = (("rules+learned", "HCN's, the best published figure"), ("hcn", "HCN's"),
+                 ("hcn+turn-dropout", "the variational HCN's (Shalyminov & Lee 2018)"))
 LEARNED = ("embeddings", "memn2n", "memn2n+match")    # the rows whose figure depends on a training's seed
 
 
@@ -57,7 +60,8 @@ def lines(result) -> list[str]:
         for name, why in result.unavailable:
             reasons.setdefault(why, []).append(name)
         out.append(label("not available", "; ".join(f"{', '.join(names)} ({why})" for why, names in reasons.items())))
-    beside = "; rules+learned: HCN's, the best published figure" if any(r.name == "rules+learned" for r in result.rows) else ""
+    names = {r.name for r in result.rows}
+    beside = "".join(f"; {name}: {text}" for name, text in LATER_FIGURES if name in names)
     out.append(f"(paper: per response / per dialog, {SOURCE}{beside})")
     learned = [r.name for r in result.rows if r.name in LEARNED]
     if learned:

@@ -128,6 +128,12 @@ SYSTEMS: dict[str, Entry] = {e.name: e for e in (
     Entry("rules+learned", "dstc2conv.systems.chooser.system:RulesLearned", "HCN (Williams, Asadi & Zweig 2017)",
           "the shipped rules propose (their responses and the templates of TRN filled from their state), "
           "a chooser learned on TRN decides"),
+    Entry("hcn", "dstc2conv.systems.hcn.system:HCN", "HCN (Williams, Asadi & Zweig 2017)",
+          "Hybrid Code Networks: the rules track and mask, the chooser's linear scores plus a GRU's over the "
+          "dialog's bot turns choose the template, which the rules' state fills"),
+    Entry("hcn+turn-dropout", "dstc2conv.systems.hcn.system:HCN", "Variational HCN + turn dropout (Shalyminov & Lee 2018)",
+          "hcn trained with whole turns' recurrent input dropped (p = 0.1)",
+          settings=(("turn_dropout", 0.1),)),
 )}
 NAMES = tuple(SYSTEMS)
 
