@@ -84,6 +84,8 @@ BENCHMARKS = (
               ("--manifest", "{manifest}"), ("rules.md",)),
     Benchmark("transfer-chooser", "the chooser trained on one DSTC2 system, scored on the other",
               "transfer_chooser.py", ("--manifest", "{manifest}"), ("chooser.md",)),
+    Benchmark("transfer-dialogs", "per dialog: the chooser trained on one DSTC2 system, scored on the other",
+              "transfer_dialogs.py", ("--manifest", "{manifest}", "--both"), ("chooser.md",)),
 )
 
 

@@ -18,7 +18,9 @@ chooser breaks, the bot turn of the first wrong answer, every wrong turn grouped
 wrong turn against what the training system says in the same state (the rules' first
 rule, the previous bot turn's template, the slots, whether the user was silent, the
 results): mostly as the chooser answered (a policy or wording of the training system
-the other lacks), mostly as the gold, as often each, or never in that state.
+the other lacks), mostly as the gold, as often each, or never in that state. First, per
+system, how often the rules' choice is right by its record in the dialog so far (the
+chooser's features `missed:N`).
 `--setting hide=0.3` (any field of the chooser's Settings) trains with other settings.
 Counted right when the chosen column is the gold's, as in benchmarks/transfer_chooser.py.
 """
@@ -71,6 +73,9 @@ def main() -> int:
     if args.both and "dev" in parts:
         parts["+".join(names)] = (every, [t.dialog for t in turns])
         plan.append(("+".join(names), ["dev"]))
+    for name in names:
+        print(f"{name}: the rules' choice right after 0, 1, 2 or more of the dialog's bot turns it got wrong: "
+              + ", ".join(record(parts[name][0])))
     start = time.monotonic()
     for on, tests in plan:
         model = _trained(parts[on][0], settings)
@@ -133,6 +138,15 @@ def chosen(model, vs, train_views):
 def what(view) -> str:
     """What a gold bot turn says: its action's key, or its text when no template gives it back."""
     return view.gold_action.key if view.gold_action.template else view.gold
+
+
+def record(vs) -> list[str]:
+    """The share of turns the rules' choice is right at, by the rules' record in the dialog so far."""
+    right, seen = Counter(), Counter()
+    for view in vs:
+        seen[view.missed] += 1
+        right[view.missed] += (view.proposals[0].text if view.proposals else "") == view.gold
+    return [f"{right[m] / seen[m]:.0%} of {seen[m]}" for m in sorted(seen)]
 
 
 def state_of(view) -> tuple:
