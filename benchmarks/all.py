@@ -88,6 +88,8 @@ BENCHMARKS = (
               ("--manifest", "{manifest}", "--epochs", "2"), ("hcn.md",)),
     Benchmark("sweep-hcn", "hcn's recurrence under several settings, its dev curve", "sweep_hcn.py",
               ("{}", '{"seed": 1}', '{"seed": 2}', '{"turn_dropout": 0.1}'), ("hcn.md",)),
+    Benchmark("transfer-dialogs", "per dialog: the chooser trained on one DSTC2 system, scored on the other",
+              "transfer_dialogs.py", ("--manifest", "{manifest}", "--both"), ("chooser.md",)),
 )
 
 

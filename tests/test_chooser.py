@@ -488,3 +488,32 @@ def test_score_with_the_chooser_prints_what_it_printed_with_its_own_loop(small):
     expected = expected.replace("WEIGHTS", sha256_file(os.path.join(model, "weights.npz"))[:12])
     assert out == expected.replace("VERSION", __version__)
     assert re.search(r"\+learned:[0-9a-f]{12}\|", out)
+
+
+# two managers the rules' state cannot tell apart: one says what the rules say at every
+# turn, the other asks for the area at the second turn and again at the fifth; the turns
+# between are the same in both, so at the fifth only the rules' record in the dialog differs
+RECORD = "\n".join(
+    f"1 <SILENCE>\tWelcome .\n2 hi\t{first}\n3 ok\tWhich food?\n4 go on\tWhich food?\n5 well\t{fifth}\n"
+    "6 bye\tyou are welcome\n"
+    for first, fifth in [("Which food?", "Which food?"), ("Which area?", "Which area?")] * 6)
+
+
+def test_the_rules_record_in_the_dialog_decides_between_two_managers(tmp_path):
+    """A turn sees how many of the dialog's earlier bot turns the rules' choice got wrong
+    (its feature ``missed:N``, and ``top&missed:N`` on the rules' choice): with nothing else
+    to tell the two managers apart, the chooser answers as the rules where they have been
+    right so far in the dialog, and otherwise as the manager that left them."""
+    from dstc2conv.systems.rules.engine import Compiled
+    from dstc2conv.systems.rules.ruleset import load_rules
+
+    rules, data = write_rule_files(tmp_path, RULES, ONTOLOGY, RECORD)
+    turns = read_turns(data)
+    vs = training_views(Compiled(load_rules(rules)), turns)
+    fifth = [v for v, t in zip(vs, turns) if t.user == "well"]
+    assert [v.missed for v in fifth] == [0, 1] * 6
+    followed, left = (set(v.features) for v in fifth[:2])
+    assert followed ^ left == {"missed:0", "missed:1"}
+    assert [v.missed for v in vs[:6]] == [0] * 6 and [v.missed for v in vs[6:12]] == [0, 0, 1, 1, 1, 2]
+    answers = predict(RulesLearned(rules).fit(turns), turns)
+    assert [a for a, t in zip(answers, turns) if t.user == "well"] == ["Which food?", "Which area?"] * 6

@@ -69,6 +69,7 @@ def turn_columns(view: TurnView, action_index: dict, hide=None):
         feats = cols.setdefault(at, {"prop": None, f"rank:{min(rank, RANKS)}": None})
         if rank == 0:
             feats["top"] = None
+            feats[f"top&missed:{view.missed}"] = None
         feats[f"rule:{proposal.rule}"] = None
     if view.prev_action is not None:
         at = action_index.get(view.prev_action)

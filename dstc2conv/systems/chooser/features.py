@@ -35,6 +35,7 @@ class TurnView:
     gold: str                          # the gold bot turn (stripped)
     gold_action: Action                # the gold as an action here
     prev_action: Action | None         # the previous gold bot turn as an action
+    missed: int = 0                    # the dialog's earlier bot turns the rules' choice got wrong (0, 1, 2: 2 or more)
 
 
 def _bucket(turn: int) -> int:
@@ -90,6 +91,7 @@ class Viewer:
         self.prev: Action | None = None
         self.last = self.before_prev = "-"   # the last bot turns' templates ("?": none fits)
         self.kinds: Counter = Counter()      # the kinds of response the dialog's bot turns have had so far
+        self.missed = 0                      # the dialog's bot turns so far the rules' choice got wrong
         self._kind: dict = {}                # gold bot turn -> its kind (they repeat a lot)
         from ..rules.conditions import pattern_regex
 
@@ -99,11 +101,13 @@ class Viewer:
         self.prev = None
         self.last = self.before_prev = "-"
         self.kinds = Counter()
+        self.missed = 0
 
     def history(self) -> tuple[str, ...]:
         """The features of the dialog so far: the template of the bot turn before the
         previous one, and how many times (1, 2, 3 or more) each kind of response was said."""
-        return (f"prev2:{self.before_prev}", *(f"sofar:{kind}:{min(n, 3)}" for kind, n in sorted(self.kinds.items())))
+        return (f"prev2:{self.before_prev}", *(f"sofar:{kind}:{min(n, 3)}" for kind, n in sorted(self.kinds.items())),
+                f"missed:{min(self.missed, 2)}")
 
     def view(self, state, user: str, mentioned: set, found: dict) -> TurnView:
         """The turn's view before its gold is known (``gold`` empty): what a choice sees."""
@@ -114,7 +118,7 @@ class Viewer:
             if fill(self.spaced, action, state) != text.strip():
                 action = NONE          # a response no state fills back from its template
             props.append(Proposal(rule, text.strip(), action))
-        return TurnView(features, tuple(props), available(state), "", NONE, self.prev)
+        return TurnView(features, tuple(props), available(state), "", NONE, self.prev, min(self.missed, 2))
 
     def observed(self, view: TurnView, state, gold: str) -> TurnView:
         """The view with its gold (``state``: the state the view was made in, before the
@@ -132,6 +136,7 @@ class Viewer:
                 self._kind.clear()
             kind = self._kind[gold] = kind_of(gold)
         self.kinds[kind] += 1
+        self.missed += (view.proposals[0].text if view.proposals else "") != gold
         return replace(view, gold=gold, gold_action=action)
 
 
