@@ -236,16 +236,20 @@ def rank(system: System, data: Path | Sequence[BotTurn], k: int = 1) -> list[tup
 
 
 def table2(train: Path, dev: Path, test: Path, *, candidates: Path | None = None,
-           systems: Sequence[str] | None = None, resamples: int = 1000, seed: int = 0) -> Table2:
+           systems: Sequence[str] | None = None, resamples: int = 1000, seed: int = 0,
+           seeds: Sequence[int] = (0,)) -> Table2:
     """``dstc2conv table2``: every system (``systems``: their names; default all) fitted
     on ``train`` with ``dev``, scored on ``test`` beside the paper's figure, compared
-    with the rules; ``to_dict()`` is the command's JSON."""
+    with the rules (the bootstrap's ``resamples`` and ``seed``); a system whose training
+    draws random numbers is fitted once per seed of ``seeds`` (its figures: their mean,
+    min and max). ``to_dict()`` is the command's JSON, ``frame()`` the rows as a pandas
+    DataFrame, ``runs_frame()`` every training."""
     from ..systems.table2 import table2 as run_table2
 
     if isinstance(systems, str):
         raise TypeError("systems: give a list of names, e.g. ['rules', 'tfidf']")
     return run_table2(os.fspath(train), os.fspath(dev), os.fspath(test),
-                      None if candidates is None else os.fspath(candidates), systems, resamples, seed)
+                      None if candidates is None else os.fspath(candidates), systems, resamples, seed, seeds)
 
 
 # ---------------------------------------------------------------- scoring
