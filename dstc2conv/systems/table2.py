@@ -138,18 +138,6 @@ class Table2:
                 "systems": {row.name: row.to_dict() for row in self.rows},
                 "unavailable": dict(self.unavailable), "seeds": list(self.seeds)}
 
-    def frame(self):
-        """The rows as a pandas DataFrame, one a system (``api.frames.table2_frame``)."""
-        from ..api.frames import table2_frame
-
-        return table2_frame(self)
-
-    def runs_frame(self):
-        """Every training as a pandas DataFrame, one row a system and seed (``api.frames.runs_frame``)."""
-        from ..api.frames import runs_frame
-
-        return runs_frame(self)
-
 
 def _data(path: str, turns: Sequence) -> DataFile:
     sha = sha256_file(path)
