@@ -121,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .exports.cli import add_parser as add_export_parser
 
     add_export_parser(sub)
+    from .report.cli import add_parser as add_report_parser
+
+    add_report_parser(sub)
     return parser
 
 

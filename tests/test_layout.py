@@ -24,6 +24,7 @@ LAYERS = (
     ("builder",),
     ("evaluate",),
     ("systems",),
+    ("report",),
     ("api", "cli", "__init__", "__main__"),
 )
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}

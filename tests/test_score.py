@@ -399,7 +399,10 @@ def test_bad_inputs_are_one_line(tmp_path, capsys):
         ((tmp_path / "latin1.txt", ref), f"{tmp_path / 'latin1.txt'}:1: not UTF-8 text"),
         ((good, tmp_path / "bad-ref.txt"), f"{tmp_path / 'bad-ref.txt'}:1: neither an exchange"),
         ((good, good), f"{good}:1: expected '<number> <text>'"),
-        ((good, ref, "--seed", "1"), "--bootstrap, --seed and --flips are for --compare PREDS2"),
+        ((good, ref, "--flips", "1"), "--flips is for --compare PREDS2"),
+        ((good, ref, "--baseline", "A"), "--baseline is for --system NAME=PREDS"),
+        ((good, ref, "--compare", good, "--bootstrap", "0"), "--bootstrap 0 leaves the intervals out"),
+        ((ref, "--system", f"A={good}", "--baseline", "B"), "--baseline B: no such system (given: A)"),
     ]
     for argv, message in cases:
         code, out, err = _score(capsys, *argv)

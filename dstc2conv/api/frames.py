@@ -66,6 +66,19 @@ def report_frame(table: Table) -> pandas.DataFrame:
     return pd.DataFrame([list(row) for row in table.rows], columns=list(table.columns))
 
 
+def intervals_frame(figures: Mapping[str, dict], bounds: Mapping[str, dict]) -> pandas.DataFrame:
+    """Each figure that has an interval, indexed by (metric, figure): ``value`` (on the
+    whole file), ``low``, ``high`` (its 95% interval)."""
+    import pandas as pd
+
+    rows, index = [], []
+    for metric, found in bounds.items():
+        for name, (low, high) in found.items():
+            index.append((metric, name))
+            rows.append({"value": figures[metric][name], "low": low, "high": high})
+    return pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(index, names=["metric", "figure"]))
+
+
 def table2_frame(result: Table2) -> pandas.DataFrame:
     """``table2``'s rows, one a system, indexed by ``system``: ``per_response`` and
     ``per_dialog`` (the mean over the seeds for a system trained once per seed), their

@@ -298,6 +298,8 @@ class ScoreResult:
     systems: tuple | None = field(repr=False)    # each dialog's DSTC2 system, when a manifest names them
     scored: Scored = field(repr=False)           # each metric's statistics per turn
     published: tuple | None = field(default=None, repr=False)   # (file name, split) of a published REF
+    resamples: int = 1000                        # of the bootstrap over dialogs, for the 95% intervals (0: none)
+    seed: int = 0
 
     @property
     def per_response(self) -> float:
@@ -338,7 +340,24 @@ class ScoreResult:
             from ..evaluate.published import as_dict as published_dict
 
             out.update(published_dict(self.published))
+        if self.resamples:
+            out["intervals"] = self._intervals().to_dict()
         return out
+
+    def _intervals(self):
+        from ..evaluate.intervals import bootstrap
+
+        return bootstrap([self.scored], self.resamples, self.seed)[0]
+
+    def intervals(self) -> pandas.DataFrame:
+        """Each figure with its 95% interval by the bootstrap over dialogs (``resamples``
+        and ``seed`` as ``score`` was given them), one row per figure, indexed by
+        (metric, figure): ``value``, ``low``, ``high``."""
+        from .frames import intervals_frame
+
+        if not self.resamples:
+            raise Dstc2ConvError("no intervals: score(..., bootstrap=0) was asked for none", self.ref)
+        return intervals_frame(self.figures, self._intervals().figures)
 
     def by_kind(self) -> pandas.DataFrame:
         """Responses, correct ones and per-response accuracy per kind of gold response
@@ -376,7 +395,7 @@ class ScoreResult:
 
 def score(predictions: Path | Sequence[str] | Sequence[Prediction], ref: Path, *,
           metrics: Sequence[str] | None = None, match: str = "strip", kb: Path | None = None,
-          manifest: Path | None = None) -> ScoreResult:
+          manifest: Path | None = None, bootstrap: int = 1000, seed: int = 0) -> ScoreResult:
     """``dstc2conv score PREDS REF``: ``predictions`` is a predictions file (one bot
     utterance a line), or the predictions themselves (texts, or ``predict``'s results,
     whose rules then show in ``turns_table``), one per bot turn of ``ref``, in order.
@@ -386,7 +405,10 @@ def score(predictions: Path | Sequence[str] | Sequence[Prediction], ref: Path, *
     one); ``match``: when a prediction is right (strip, lower or template); ``kb``: the
     KB file (default: the build's beside its manifest, else the published KB shipped with
     dstc2conv, else the KB file beside ``ref``); ``manifest``: the build's manifest.json,
-    for each dialog's system (default: the one beside ``ref``, if it lists the file)."""
+    for each dialog's system (default: the one beside ``ref``, if it lists the file);
+    ``bootstrap`` and ``seed``: the resamples of the dialogs for the 95% intervals
+    (``intervals()``, and ``to_dict()``'s ``intervals``; 0: none), as ``--bootstrap`` and
+    ``--seed``."""
     from ..evaluate import metrics as m
     from ..evaluate import responses as r
     from ..evaluate.entities import find_kb
@@ -423,7 +445,7 @@ def score(predictions: Path | Sequence[str] | Sequence[Prediction], ref: Path, *
     data_sha = sha256_file(ref)
     return ScoreResult(ref, m.signature(data_sha, [], scored.inputs, names), scored.figures,
                        tuple(bot_turns), texts, rules, None if sessions is None else sessions.systems, scored,
-                       published(data_sha))
+                       published(data_sha), bootstrap, seed)
 
 
 def turns_table(data: Path, *, manifest: Path | None = None) -> pandas.DataFrame:

@@ -48,6 +48,7 @@ class _ScoreOptions:
     flips: int | None
     bootstrap: int | None
     seed: int | None
+    baseline: str | None = None     # --baseline NAME, with --system
 
 
 def _load(path: str, name: str, options: _ScoreOptions, ref: str, turns, samples) -> System:
@@ -100,7 +101,7 @@ def _cmd_score(args) -> int:
         files=tuple(args.files), system=tuple(args.system or ()), metrics=args.metrics, match=args.match,
         kb=args.kb, candidates=args.candidates, dstc6=args.dstc6, turns=args.turns, list_metrics=args.list_metrics,
         markdown=args.markdown, json=args.json, manifest=args.manifest, compare=args.compare, flips=args.flips,
-        bootstrap=args.bootstrap, seed=args.seed)
+        bootstrap=args.bootstrap, seed=args.seed, baseline=args.baseline)
     if options.list_metrics:
         from . import metrics as m
 
@@ -146,10 +147,32 @@ def _score(options: _ScoreOptions) -> None:
     sig = m.signature(data_sha, [], scored[0].inputs, names)
     if options.turns is not None:
         _write_turns(options.turns, systems, scored, sessions, several)
+    found = _intervals(options, systems, scored)
     if several:
-        _print_table(options, ref, systems, scored, names, sig, published(data_sha), sessions)
+        _print_table(options, ref, systems, scored, names, sig, published(data_sha), sessions, found)
     else:
-        _print_one(options, ref, systems, scored, sig, sessions, published(data_sha))
+        _print_one(options, ref, systems, scored, sig, sessions, published(data_sha), found)
+
+
+def _baseline(options: _ScoreOptions, systems) -> int:
+    """The position of the system the others are compared with: --baseline's, else the first."""
+    if options.baseline is None:
+        return 0
+    names = [s.name for s in systems]
+    if options.baseline not in names:
+        raise Dstc2ConvError(f"--baseline {options.baseline}: no such system (given: {', '.join(names)})")
+    return names.index(options.baseline)
+
+
+def _intervals(options: _ScoreOptions, systems, scored) -> list | None:
+    """Each system's 95% intervals (and differences from the baseline), by the bootstrap
+    over dialogs; None with --bootstrap 0."""
+    from .intervals import bootstrap
+
+    resamples = RESAMPLES if options.bootstrap is None else options.bootstrap
+    if resamples == 0:
+        return None
+    return bootstrap(scored, resamples, options.seed or 0, _baseline(options, systems) if len(systems) > 1 else None)
 
 
 def _check_flags(options: _ScoreOptions, ref: str, given: list[tuple[str, str]]) -> None:
@@ -157,10 +180,12 @@ def _check_flags(options: _ScoreOptions, ref: str, given: list[tuple[str, str]])
     from ..files import check_writable
 
     several = bool(options.system)
-    if options.compare is None and not several and (options.bootstrap, options.seed, options.flips) != (None, None, None):
-        raise Dstc2ConvError("--bootstrap, --seed and --flips are for --compare PREDS2")
-    if several and options.flips is not None:
+    if options.compare is None and options.flips is not None:
         raise Dstc2ConvError("--flips is for --compare PREDS2")
+    if options.baseline is not None and not several:
+        raise Dstc2ConvError("--baseline is for --system NAME=PREDS (with --compare, PREDS is the baseline)")
+    if options.bootstrap == 0 and (options.compare is not None or (several and len(given) > 1)):
+        raise Dstc2ConvError("--bootstrap 0 leaves the intervals out: it is for one system (a comparison needs 1 or more)")
     if options.turns is not None:
         check_writable(options.turns, (ref, options.kb, options.manifest, options.dstc6, options.candidates,
                                        *(p for _, p in given)))
@@ -212,24 +237,31 @@ def _summary(scored, turns, sessions) -> dict:
             "by_kind": r.by_kind(outcomes, turns) if has_accuracy else None}
 
 
-def _print_one(options: _ScoreOptions, ref: str, systems, scored, sig, sessions, known=None) -> None:
+def _print_one(options: _ScoreOptions, ref: str, systems, scored, sig, sessions, known=None, found=None) -> None:
     from . import score_output as out
 
     turns = scored[0].inputs.turns
     first = _summary(scored[0], turns, sessions)
     compared = _compared(options, systems, scored, turns, sessions, first) if len(systems) == 2 else None
     if options.json:
-        print(json.dumps(_one_as_dict(options.compare, first, compared, sig, known), indent=2))
+        result = _one_as_dict(options.compare, first, compared, sig, known)
+        if found:
+            result["intervals"] = found[0].to_dict()
+            if compared:
+                result["compare"]["intervals"] = found[1].to_dict()
+        print(json.dumps(result, indent=2))
         return
     print("\n".join(out.score_lines(first["figures"], sig, first["by_system"])))
     if known:
         print(f"{'note':<22} {_ref_note(ref, known, sessions)}")
+    if found:
+        print("\n".join(out.interval_lines(found[0])))
     if not compared:
         if first["by_kind"] is not None:
             print()
             print(_kinds_table([first["by_kind"]], first["figures"]["accuracy"]))
     else:
-        _print_compared(options.compare, first, compared, sig, turns)
+        _print_compared(options.compare, first, compared, sig, turns, found)
     _print_reported(known)
 
 
@@ -261,7 +293,7 @@ def _one_as_dict(compare: str | None, first: dict, compared: tuple | None, sig: 
     return result
 
 
-def _print_compared(compare: str, first: dict, compared: tuple, sig: str, turns) -> None:
+def _print_compared(compare: str, first: dict, compared: tuple, sig: str, turns, found) -> None:
     """PREDS2's score, the difference with PREDS and the turns that flipped."""
     from . import score_output as out
 
@@ -271,6 +303,7 @@ def _print_compared(compare: str, first: dict, compared: tuple, sig: str, turns)
     print(f"PREDS2                 {compare}")
     lines = out.score_lines(second["figures"], sig, second["by_system"])
     print("\n".join(line for line in lines if not line.startswith("signature ")))
+    print("\n".join(out.interval_lines(found[1]) + out.difference_lines(found[1], "PREDS2 - PREDS")))
     if first["by_kind"] is not None:
         print()
         print(_kinds_table([first["by_kind"], second["by_kind"]], first["figures"]["accuracy"],
@@ -358,43 +391,33 @@ def _cell(metric: str, value):
     return Plain(value) if metric == "bleu" else Fixed(value)
 
 
-def _print_table(options: _ScoreOptions, ref: str, systems, scored, names, sig, known, sessions) -> None:
+def _print_table(options: _ScoreOptions, ref: str, systems, scored, names, sig, known, sessions, found=None) -> None:
     from . import responses as r
     from .tables import Signed, Table, as_text, percent
 
     turns = scored[0].inputs.turns
     columns = _columns(names)
-    first = scored[0].outcomes
+    base = _baseline(options, systems)
     rows, comparisons = [], {}
     for system, s in zip(systems, scored):
         row = [system.name] + [_cell(metric, s.figures[metric][key]) if metric in s.figures else None
                                for _, metric, key in columns]
         if len(systems) > 1:
-            if s is scored[0]:
+            if s is scored[base]:
                 row += [None, None]
             else:
-                comparison = r.paired(first, s.outcomes, turns, options.bootstrap or RESAMPLES, options.seed or 0)
+                comparison = r.paired(scored[base].outcomes, s.outcomes, turns, options.bootstrap or RESAMPLES,
+                                      options.seed or 0)
                 comparisons[system.name] = comparison
                 boot = comparison.bootstrap
                 row += [Signed(comparison.difference), f"[{percent(boot.low, signed=True)}, {percent(boot.high, signed=True)}]"]
         rows.append(tuple(row))
     head = ("system",) + tuple(c for c, _, _ in columns)
     if len(systems) > 1:
-        head += (f"vs {systems[0].name}", "95% interval")
+        head += (f"vs {systems[base].name}", "95% interval")
     note = _ref_note(ref, known, sessions)
     if options.json:
-        result = {"ref": ref, "published": known[0] if known else None, "signature": sig,
-                  "systems": {s.name: {"file": s.path, **{k: v for k, v in sc.figures.items()}} for s, sc
-                              in zip(systems, scored)}}
-        for name, comparison in comparisons.items():
-            result["systems"][name]["compare"] = {"with": systems[0].name, "difference": comparison.difference,
-                                                  "bootstrap": comparison.bootstrap.to_dict()}
-        if known and known[1] in ("train", "dev", "test"):
-            from .published import as_dict
-            result.update(as_dict(known))
-        else:
-            result["note"] = note
-        print(json.dumps(result, indent=2))
+        print(json.dumps(_table_as_dict(ref, systems, scored, sig, known, note, comparisons, base, found), indent=2))
         return
     print(f"{'REF':<22} {ref}")
     print(f"{'signature':<22} {sig}")
@@ -404,9 +427,57 @@ def _print_table(options: _ScoreOptions, ref: str, systems, scored, names, sig, 
     print(as_text(Table("systems", head, tuple(rows))))
     if len(systems) > 1:
         boot = next(iter(comparisons.values())).bootstrap
-        print(f"(vs {systems[0].name}: the difference in per-response accuracy, and its 95% interval by a paired "
+        print(f"(vs {systems[base].name}: the difference in per-response accuracy, and its 95% interval by a paired "
               f"bootstrap of {boot.resamples} resamples of the dialogs, seed {boot.seed})")
+    if found:
+        _print_intervals(systems, columns, found, base)
     _print_reported(known)
+
+
+def _table_as_dict(ref, systems, scored, sig, known, note, comparisons, base, found) -> dict:
+    result = {"ref": ref, "published": known[0] if known else None, "signature": sig,
+              "systems": {s.name: {"file": s.path, **{k: v for k, v in sc.figures.items()}} for s, sc
+                          in zip(systems, scored)}}
+    if len(systems) > 1:
+        result["baseline"] = systems[base].name
+    for name, comparison in comparisons.items():
+        result["systems"][name]["compare"] = {"with": systems[base].name, "difference": comparison.difference,
+                                              "bootstrap": comparison.bootstrap.to_dict()}
+    for system, intervals in zip(systems, found or ()):
+        result["systems"][system.name]["intervals"] = intervals.to_dict()
+    if known and known[1] in ("train", "dev", "test"):
+        from .published import as_dict
+        result.update(as_dict(known))
+    else:
+        result["note"] = note
+    return result
+
+
+def _print_intervals(systems, columns, found, base: int) -> None:
+    """The table of each system's 95% intervals, and that of the differences from the baseline."""
+    from .score_output import figure, interval
+    from .tables import Table, as_text
+
+    head = ("system",) + tuple(c for c, _, _ in columns)
+    rows = [(s.name, *(interval(m, iv.figures[m][k]) if m in iv.figures else None for _, m, k in columns))
+            for s, iv in zip(systems, found)]
+    first = found[0]
+    print()
+    print(f"95% intervals (bootstrap over the {first.dialogs} dialogs: {first.resamples} resamples, seed {first.seed}):")
+    print(as_text(Table("intervals", head, tuple(rows), keep=head)))
+    if len(systems) < 2:
+        return
+
+    def cell(iv, m, k):
+        if iv.differences is None or m not in iv.differences:
+            return None
+        d, lo, hi, _ = iv.differences[m][k]
+        return f"{figure(m, d, True)} [{figure(m, lo, True)}, {figure(m, hi, True)}]"
+    rows = [(s.name, *(cell(iv, m, k) for _, m, k in columns)) for i, (s, iv) in enumerate(zip(systems, found))
+            if i != base]
+    print()
+    print(f"differences from {systems[base].name} (paired: the same resamples), with their 95% intervals:")
+    print(as_text(Table("differences", head, tuple(rows), keep=head)))
 
 
 def _print_reported(known) -> None:
@@ -514,7 +585,10 @@ def add_parser(sub) -> None:
                         "beside REF, if it lists the file)")
     p.add_argument("--compare", metavar="PREDS2", help="a second system's predictions, compared with PREDS")
     p.add_argument("--flips", type=at_least(0), metavar="N", help=f"flipped turns to show each way (default {FLIPS})")
-    p.add_argument("--bootstrap", type=at_least(1, MAX_RESAMPLES), metavar="N",
-                   help=f"resamples of the dialogs for the paired bootstrap (default {RESAMPLES}, at most {MAX_RESAMPLES:,})")
+    p.add_argument("--bootstrap", type=at_least(0, MAX_RESAMPLES), metavar="N",
+                   help=f"resamples of the dialogs for the 95%% intervals and the paired bootstrap (default {RESAMPLES}, "
+                        f"at most {MAX_RESAMPLES:,}; 0: no intervals)")
     p.add_argument("--seed", type=int, metavar="S", help="the bootstrap's random seed (default 0)")
+    p.add_argument("--baseline", metavar="NAME",
+                   help="with --system: the system the others are compared with (default: the first)")
     p.set_defaults(func=_cmd_score)

@@ -80,3 +80,39 @@ def parts(parts: dict) -> dict:
     """Figures of parts (systems, kinds) without a signature (the whole's)."""
     return {name: {k: v for k, v in (p if isinstance(p, dict) else p.to_dict()).items() if k != "signature"}
             for name, p in parts.items()}
+
+
+def figure(name: str, value: float, signed: bool = False) -> str:
+    """A figure of the metric ``name`` as its line writes it: a share as a percentage,
+    BLEU with two decimals, MRR with four."""
+    if METRICS[name].percent:
+        return percent(value, signed=signed)
+    sign = "+" if signed else ""
+    return f"{value:{sign}.2f}" if name == "bleu" else f"{value:{sign}.4f}"
+
+
+def interval(name: str, bounds) -> str:
+    """``[59.29%, 61.98%]``"""
+    low, high = bounds
+    return f"[{figure(name, low)}, {figure(name, high)}]"
+
+
+def interval_lines(intervals) -> list[str]:
+    """The 95% interval of each figure (``intervals.Intervals``), a line per metric."""
+    out = [_line("95% intervals", f"bootstrap over the {intervals.dialogs} dialogs: {intervals.resamples} "
+                                  f"resamples, seed {intervals.seed}")]
+    for name, figures in intervals.figures.items():
+        out.append(_line(f"  {name}", ", ".join(f"{f} {interval(name, b)}" for f, b in figures.items())))
+    return out
+
+
+def difference_lines(intervals, label: str) -> list[str]:
+    """Each figure's difference from the baseline, its 95% interval and the share of the
+    resamples where it is not above 0."""
+    out = [_line("differences", f"{label}, 95% intervals by the same resamples (paired), and the share of the "
+                                "resamples where it is not above 0")]
+    for name, figures in (intervals.differences or {}).items():
+        out.append(_line(f"  {name}", "; ".join(
+            f"{f} {figure(name, d, True)} [{figure(name, lo, True)}, {figure(name, hi, True)}] "
+            f"not above 0 in {percent(nb, 1)}" for f, (d, lo, hi, nb) in figures.items())))
+    return out

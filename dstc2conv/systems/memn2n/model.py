@@ -268,17 +268,29 @@ class MemN2N(Learned):
         dW[0] = 0
         return loss, {"A": dA, "W": dW, "R": dR}
 
-    def explain(self, user: str, top: int) -> list[str]:
-        """The memory slots the model reads now (the last M utterances, oldest first),
-        each with its attention at every hop, the user utterance, and its ``top`` best
-        answers with their scores."""
+    def attention(self, user: str) -> tuple[list[tuple[str, str]], list[list[float]], str, int]:
+        """What the model reads now: the memory slots (speaker, text; the last M
+        utterances, oldest first), the attention on each at every hop (a list per hop),
+        its best answer, and how many earlier utterances are beyond the memory."""
+        slots, attention, logits, beyond = self._read(user)
+        weights = [[float(a[0, j]) for j in range(len(slots))] for a in attention]
+        return [(who[1:], text) for who, text in slots], weights, self.candidates[best(logits[0], 1)[0]], beyond
+
+    def _read(self, user: str):
         example = Example(tuple(self.history.slots), user, "")
         batch = self.minibatch(self.encode([example]), np.arange(1), None)
         logits, (_, _, attention, _, _, _) = self.forward(batch)
         slots = example.history[-self.memory:]
+        return slots, attention, logits, len(example.history) - len(slots)
+
+    def explain(self, user: str, top: int) -> list[str]:
+        """The memory slots the model reads now (the last M utterances, oldest first),
+        each with its attention at every hop, the user utterance, and its ``top`` best
+        answers with their scores."""
+        slots, attention, logits, beyond = self._read(user)
         lines = ["  ".join(f"hop {h + 1:<2}" for h in range(self.hops)) + "  memory"]
-        if len(example.history) > len(slots):
-            lines.append(f"({len(example.history) - len(slots)} earlier utterances beyond the memory size)")
+        if beyond:
+            lines.append(f"({beyond} earlier utterances beyond the memory size)")
         for j, (who, text) in enumerate(slots):
             lines.append("  ".join(f"{a[0, j]:.3f} " for a in attention) + f"  {who[1:]:<4} {text}")
         lines.append(f"user:  {user}")
