@@ -317,3 +317,72 @@ def test_train_checks_the_model_folder_and_the_seed_before_any_work(files, tmp_p
         run(["embeddings", "train", "--train", files["trn"], "--dev", files["dev"], "--model", str(tmp_path / "e"),
              "--seed", "-5"])
     assert stopped.value.code == 2 and "argument --seed: -5: give 0 or more" in capsys.readouterr().err
+
+
+def _example(user: str):
+    from dstc2conv.systems.neural.text import Example
+
+    return Example((), user, "")
+
+
+def test_a_kb_value_the_training_file_never_uses_gets_its_type_word(tmp_path):
+    """The paper's match features type "even words never seen in training dialogs": a
+    KB value absent from the training file (italian, in none of the tiny files) still
+    makes its type word fire once the dialog has said it; the word itself counts for
+    nothing in the bags (the model does not know it)."""
+    import toy
+
+    paths = toy.write(tmp_path)
+    system = MemN2N(match=True, epochs=1, dimension=4).fit(read_turns(paths["trn"]), read_turns(paths["dev"]))
+    assert system.vocab.index("italian") == 0
+    system.use_candidates(["api_call italian north cheap", "you are welcome"])
+    column = system.entity_column["italian"]
+    typed = {(int(c), int(t)) for c, t, j in system.entries if j == column}
+    assert typed == {(0, 0)}                                   # the first candidate, R_cuisine (the first type)
+    said = system.minibatch(system.encode([_example("i want italian food")]), np.arange(1), None)
+    silent = system.minibatch(system.encode([_example("i want thai food")]), np.arange(1), None)
+    assert said.seen[0, column] == 1 and silent.seen[0, column] == 0
+    for batch, fires in ((said, True), (silent, False)):
+        logits, (_, qs, _, _, _, _) = system.forward(batch)
+        q = qs[-1][0]
+        alone = float(q @ system.candidate_table("W")[0])
+        north_cheap = float(q @ system.params["W"][system.vocab.index("$location")]) * batch.seen[0, system.entity_column["north"]] \
+            + float(q @ system.params["W"][system.vocab.index("$price")]) * batch.seen[0, system.entity_column["cheap"]]
+        cuisine = float(q @ system.params["W"][system.vocab.index("$cuisine")]) if fires else 0.0
+        assert logits[0, 0] == pytest.approx(alone + north_cheap + cuisine, rel=1e-5, abs=1e-6)
+
+
+@pytest.mark.parametrize("name", ["embeddings", "memn2n"])
+def test_the_same_fit_from_python_twice_gives_the_same_bytes_and_answers(tmp_path, name):
+    import toy
+
+    paths = toy.write(tmp_path)
+    answers = []
+    for i in (1, 2):
+        system = dstc2conv.system(name, epochs=3).fit(paths["trn"], paths["dev"])
+        system.save(tmp_path / f"model{i}")
+        answers.append(dstc2conv.rank(system, paths["tst"], k=3))
+    files = sorted(os.listdir(tmp_path / "model1"))
+    assert files == sorted(os.listdir(tmp_path / "model2")) and "weights.npz" in files
+    for member in files:
+        assert (tmp_path / "model1" / member).read_bytes() == (tmp_path / "model2" / member).read_bytes(), member
+    assert answers[0] == answers[1] and len(answers[0]) == 7        # the bot turns of TST
+    loaded = dstc2conv.rank(registry.load(tmp_path / "model2"), paths["tst"], k=3)
+    assert loaded == answers[0]
+
+
+@pytest.mark.parametrize("name", ["embeddings", "memn2n", "memn2n+match"])
+def test_the_learned_systems_break_ties_by_ranking_best(tmp_path, name, monkeypatch):
+    """Scores within 1e-9 of the best are tied and the first candidate wins (argmax would
+    take the second here); the rest by score, equal scores in candidate order."""
+    import toy
+
+    paths = toy.write(tmp_path)
+    system = dstc2conv.system(name, epochs=1).fit(paths["trn"], paths["dev"])
+    system.use_candidates(["a", "b", "c", "d"])
+    monkeypatch.setattr(system, "scores", lambda batch: np.array([[1.0, 1.0 + 1e-12, 0.5, 0.5]]))
+    assert system.rank("hello", 4) == ("a", "b", "c", "d")
+    monkeypatch.setattr(system, "scores", lambda batch: np.array([[0.5, 1.0, 0.7, 1.0 + 1e-12]] * 2))
+    assert system.rank("hello", 2) == ("b", "d")
+    encoded = system.encode([_example("hello"), _example("hello")])
+    assert system.accuracy(encoded, np.array([3, 1])) == 0.5   # only the second is right   # its dev accuracy: the same answer

@@ -2,7 +2,7 @@
 imported only here, when a table is asked for, so that importing the package or starting
 the command line does not wait for it: the turns of a file (with predictions, their rule, whether
 each is right and the per-turn metrics), a score by response kind and by dialog system,
-and the rules report's tables."""
+the rules report's tables, and table2's systems and trainings."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
     from ..evaluate.responses import Count, Score
     from ..systems.rules.report import Table
+    from ..systems.table2 import Table2
     from ..task6.turns import BotTurn
 
 def turns_frame(turns: Sequence[BotTurn], systems: Sequence[str] | None = None,
@@ -76,3 +77,43 @@ def intervals_frame(figures: Mapping[str, dict], bounds: Mapping[str, dict]) -> 
             index.append((metric, name))
             rows.append({"value": figures[metric][name], "low": low, "high": high})
     return pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(index, names=["metric", "figure"]))
+
+
+def table2_frame(result: Table2) -> pandas.DataFrame:
+    """``table2``'s rows, one a system, indexed by ``system``: ``per_response`` and
+    ``per_dialog`` (the mean over the seeds for a system trained once per seed), their
+    ``_min`` and ``_max``, ``seeds`` (how many trainings; 1 for a deterministic system),
+    the paper's figures (``paper_per_response``, ``paper_per_dialog``; shares, None where
+    it gives none), ``vs_rules``, ``vs_rules_low``, ``vs_rules_high`` (the first seed's
+    training; None without the rules), ``fit_seconds`` and ``predict_seconds`` (the first
+    seed's)."""
+    import pandas as pd
+
+    rows = []
+    for row in result.rows:
+        paper = row.to_dict()["paper"]
+        rows.append({
+            **{key: row.mean[key] for key in ("per_response", "per_dialog")},
+            **{f"{key}_{end}": figures[key] for end, figures in (("min", row.low), ("max", row.high))
+               for key in ("per_response", "per_dialog")},
+            "seeds": len(row.runs), "paper_per_response": paper["per_response"],
+            "paper_per_dialog": paper["per_dialog"], "vs_rules": row.difference,
+            "vs_rules_low": None if row.versus is None else row.versus.low,
+            "vs_rules_high": None if row.versus is None else row.versus.high,
+            "fit_seconds": row.fit_seconds, "predict_seconds": row.predict_seconds})
+    return pd.DataFrame(rows, index=pd.Index([row.name for row in result.rows], name="system"))
+
+
+def runs_frame(result: Table2) -> pandas.DataFrame:
+    """Every training of ``table2``, one row each: ``system``, ``seed`` (None for a
+    system that draws nothing at random), ``per_response``, ``per_dialog``, ``correct``,
+    ``dialogs_correct``, ``fit_seconds``, ``predict_seconds``."""
+    import pandas as pd
+
+    rows = [{"system": row.name, "seed": run.seed,
+             **{key: run.accuracy[key] for key in ("per_response", "per_dialog", "correct", "dialogs_correct")},
+             "fit_seconds": run.fit_seconds, "predict_seconds": run.predict_seconds}
+            for row in result.rows for run in row.runs]
+    frame = pd.DataFrame(rows)
+    frame["seed"] = pd.Series([r["seed"] for r in rows], dtype="object")
+    return frame

@@ -1,6 +1,6 @@
 """The functions ``import dstc2conv`` offers: read and write task-6 files and walk their
 bot turns, build, compare, load rules, name a system and predict with it, score; and
-the tables (pandas DataFrames, ``frames``) of turns, scores and the rules report.
+the tables (pandas DataFrames, ``frames``) of turns, scores, the rules report and table2.
 
 They stand on top of the pipeline and do what the commands do, with the same options
 and the same figures; bad input raises the ``Dstc2ConvError`` the command would print.
@@ -8,6 +8,8 @@ Nothing here prints. Each stage is imported when its function is first called.
 """
 from __future__ import annotations
 
+import dataclasses
+import functools
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -236,16 +238,47 @@ def rank(system: System, data: Path | Sequence[BotTurn], k: int = 1) -> list[tup
 
 
 def table2(train: Path, dev: Path, test: Path, *, candidates: Path | None = None,
-           systems: Sequence[str] | None = None, resamples: int = 1000, seed: int = 0) -> Table2:
+           systems: Sequence[str] | None = None, resamples: int = 1000, seed: int = 0,
+           seeds: Sequence[int] = (0,)) -> Table2:
     """``dstc2conv table2``: every system (``systems``: their names; default all) fitted
     on ``train`` with ``dev``, scored on ``test`` beside the paper's figure, compared
-    with the rules; ``to_dict()`` is the command's JSON."""
+    with the rules (the bootstrap's ``resamples`` and ``seed``); a system whose training
+    draws random numbers is fitted once per seed of ``seeds`` (its figures: their mean,
+    min and max). ``to_dict()`` is the command's JSON, ``frame()`` the rows as a pandas
+    DataFrame, ``runs_frame()`` every training."""
     from ..systems.table2 import table2 as run_table2
 
     if isinstance(systems, str):
         raise TypeError("systems: give a list of names, e.g. ['rules', 'tfidf']")
-    return run_table2(os.fspath(train), os.fspath(dev), os.fspath(test),
-                      None if candidates is None else os.fspath(candidates), systems, resamples, seed)
+    result = run_table2(os.fspath(train), os.fspath(dev), os.fspath(test),
+                        None if candidates is None else os.fspath(candidates), systems, resamples, seed, seeds)
+    return _table2_result()(**{f.name: getattr(result, f.name) for f in dataclasses.fields(result)})
+
+
+@functools.cache
+def _table2_result() -> type:
+    """``Table2Result``: ``systems.table2.Table2`` with its pandas tables (made when
+    first asked for, so that importing the API does not import table2)."""
+    from ..systems.table2 import Table2
+
+    @dataclass(frozen=True)
+    class Table2Result(Table2):
+        """``table2``'s result; ``frame()`` and ``runs_frame()`` its pandas tables."""
+
+        def frame(self) -> pandas.DataFrame:
+            """The rows, one a system (``api.frames.table2_frame``)."""
+            from .frames import table2_frame
+
+            return table2_frame(self)
+
+        def runs_frame(self) -> pandas.DataFrame:
+            """Every training, one row a system and seed (``api.frames.runs_frame``)."""
+            from .frames import runs_frame
+
+            return runs_frame(self)
+
+    Table2Result.__module__ = __name__
+    return Table2Result
 
 
 # ---------------------------------------------------------------- scoring

@@ -11,7 +11,22 @@ RESAMPLES = 1000
 # the rows shown beside a later paper's figure, and whose figure it is
 LATER_FIGURES = (("rules+learned", "HCN's, the best published figure"), ("hcn", "HCN's"),
                  ("hcn+turn-dropout", "the variational HCN's (Shalyminov & Lee 2018)"))
-LEARNED = ("embeddings", "memn2n", "memn2n+match")    # the rows whose figure depends on a training's seed
+
+
+def seed_list(text: str) -> tuple[int, ...]:
+    """An argparse type: seeds, comma-separated (``0,1,2``)."""
+    import argparse
+
+    from ..errors import Dstc2ConvError
+    from .table2 import checked_seeds
+
+    parts = [p.strip() for p in text.split(",")]
+    if not all(p.isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(f"{text!r}: give seeds as whole numbers from 0, comma-separated (0,1,2)")
+    try:
+        return checked_seeds([int(p) for p in parts])
+    except Dstc2ConvError as exc:
+        raise argparse.ArgumentTypeError(exc.message.partition("seeds: ")[2]) from None
 
 
 def _cmd_table2(args) -> int:
@@ -20,7 +35,8 @@ def _cmd_table2(args) -> int:
 
     systems = None if args.systems is None else [s.strip() for s in args.systems.split(",") if s.strip()]
     with reporting(notes=not args.quiet):
-        result = table2(args.train, args.dev, args.test, args.candidates, systems, args.bootstrap, args.seed)
+        result = table2(args.train, args.dev, args.test, args.candidates, systems, args.bootstrap, args.seed,
+                        args.seeds)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
         return 0
@@ -48,8 +64,7 @@ def lines(result) -> list[str]:
     head = ("system", "per_response", "per_dialog", "paper") + (("vs rules", "95% interval") if compared else ())
     rows = []
     for row in result.rows:
-        cells = [row.name, row.accuracy["per_response"], row.accuracy["per_dialog"],
-                 reported(row.paper)]
+        cells = [row.name, *(_figure(row, key) for key in ("per_response", "per_dialog")), reported(row.paper)]
         if compared:
             cells += ([None, None] if row.versus is None else
                       [Signed(row.difference), f"[{row.versus.low:+.2%}, {row.versus.high:+.2%}]"])
@@ -63,16 +78,46 @@ def lines(result) -> list[str]:
     names = {r.name for r in result.rows}
     beside = "".join(f"; {name}: {text}" for name, text in LATER_FIGURES if name in names)
     out.append(f"(paper: per response / per dialog, {SOURCE}{beside})")
-    learned = [r.name for r in result.rows if r.name in LEARNED]
-    if learned:
-        out.append(f"({', '.join(learned)}: one training each, seed 0; MemN2N trained with seeds 0, 1 and 2 scored "
-                   "54.12%, 53.11% and 52.34% on the published dev file, a spread as large as some gaps here: "
-                   "docs/learned.md)")
+    out += seed_lines(result)
     if compared:
         boot = next(row.versus for row in result.rows if row.versus is not None)
+        first = f"; for a row trained with each seed, seed {result.seeds[0]}'s training" if len(result.seeds) > 1 and \
+            any(row.seeded and row.versus is not None for row in result.rows) else ""
         out.append(f"(vs rules: the difference in per-response accuracy, and its 95% interval by a paired bootstrap "
-                   f"of {boot.resamples} resamples of the dialogs, seed {boot.seed})")
+                   f"of {boot.resamples} resamples of the dialogs, seed {boot.seed}{first})")
     return out
+
+
+def _figure(row, key: str):
+    """A row's figure: a share, or for several trainings ``mean (min-max)``."""
+    from ..evaluate.tables import percent
+
+    if len(row.runs) == 1:
+        return row.accuracy[key]
+    return f"{percent(row.mean[key])} ({percent(row.low[key])}-{percent(row.high[key])})"
+
+
+def _names(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def seed_lines(result) -> list[str]:
+    """What the table says of seeds: which rows were trained with which seeds, how far
+    their figures moved, and which rows draw nothing at random."""
+    seeded = [row for row in result.rows if row.seeded]
+    if not seeded:
+        return []
+    names = ", ".join(row.name for row in seeded)
+    fixed = [row.name for row in result.rows if not row.seeded]
+    still = f"; {', '.join(fixed)}: one run, nothing drawn at random" if fixed else ""
+    if len(result.seeds) == 1:
+        return [f"({names}: one training each, seed {result.seeds[0]}, and another seed moves their figures: "
+                f"--seeds 0,1,2 gives the mean (min-max) of three{still})"]
+    widest = max(seeded, key=lambda row: row.high["per_response"] - row.low["per_response"])
+    spread = 100 * (widest.high["per_response"] - widest.low["per_response"])
+    return [f"({names}: the mean (min-max) of {len(result.seeds)} trainings each, seeds "
+            f"{_names([str(s) for s in result.seeds])}; the widest range per response: {widest.name}, "
+            f"{spread:.2f} points{still})"]
 
 
 def add_parser(sub) -> None:
@@ -98,4 +143,7 @@ def add_parser(sub) -> None:
     p.add_argument("--bootstrap", type=at_least(1, 100_000), default=RESAMPLES, metavar="N",
                    help=f"resamples of the dialogs for the paired bootstrap (default {RESAMPLES})")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="the bootstrap's random seed (default 0)")
+    p.add_argument("--seeds", type=seed_list, default=(0,), metavar="S,...",
+                   help="the seeds a system whose training draws random numbers (embeddings, memn2n, ...) is "
+                        "trained with, once each; its figures: the mean (min-max) (default 0: one training)")
     p.set_defaults(func=_cmd_table2)

@@ -54,6 +54,12 @@ class System:
             out[name] = getattr(self, name)
         return out
 
+    def seeded(self) -> bool:
+        """Whether ``fit`` draws random numbers from the system's ``seed`` setting, so that
+        another seed gives another model (``table2 --seeds`` fits such a system once per
+        seed): by default, whether it has a ``seed`` setting."""
+        return "seed" in self.get_params()
+
     def label(self) -> str:
         """The name the system is shown by."""
         return self.name or type(self).__name__

@@ -22,7 +22,7 @@ from ..reporter import note, stopwatch
 from ..task6.candidates import distinct, read_candidates
 from ..task6.turns import read_turns
 from . import registry
-from .interface import progress_lines, run
+from .interface import clone, progress_lines, run
 from .mistakes import check_data
 
 BASE = "rules"     # the system the others are compared with
@@ -41,16 +41,67 @@ class DataFile:
 
 
 @dataclass(frozen=True)
-class Row:
-    name: str
-    description: str
-    paper: tuple[float, float | None]     # the reported per-response and per-dialog accuracy, in percent
+class Run:
+    """One training of a system and its figures on TST."""
+    seed: int | None                      # None: a system that draws nothing at random
     accuracy: dict                        # the registry's accuracy figures
     outcomes: tuple[bool, ...] = field(repr=False)
     fit_seconds: float
     predict_seconds: float
-    versus: Bootstrap | None = None       # against the rules: the paired bootstrap
-    difference: float | None = None       # per-response accuracy, this system's - the rules'
+
+    def to_dict(self) -> dict:
+        keys = ("per_response", "per_dialog", "correct", "dialogs_correct")
+        return {"seed": self.seed, **{k: self.accuracy[k] for k in keys},
+                "seconds": {"fit": round(self.fit_seconds, 3), "predict": round(self.predict_seconds, 3)}}
+
+
+FIGURES = ("per_response", "per_dialog")
+
+
+@dataclass(frozen=True)
+class Row:
+    """A system's row: its runs (one per seed for a system whose training draws random
+    numbers, else one); its figures are their mean, and the first run's outcomes go into
+    the comparison with the rules."""
+    name: str
+    description: str
+    paper: tuple[float, float | None]     # the reported per-response and per-dialog accuracy, in percent
+    runs: tuple[Run, ...]
+    versus: Bootstrap | None = None       # against the rules: the paired bootstrap (the first run's outcomes)
+    difference: float | None = None       # per-response accuracy, the first run's - the rules'
+
+    @property
+    def seeded(self) -> bool:
+        return self.runs[0].seed is not None
+
+    @property
+    def accuracy(self) -> dict:
+        """The first run's accuracy figures, but per response and per dialog: the mean of the runs'."""
+        return {**self.runs[0].accuracy, **self.mean}
+
+    @property
+    def outcomes(self) -> tuple[bool, ...]:
+        return self.runs[0].outcomes
+
+    @property
+    def fit_seconds(self) -> float:
+        return self.runs[0].fit_seconds
+
+    @property
+    def predict_seconds(self) -> float:
+        return self.runs[0].predict_seconds
+
+    @property
+    def mean(self) -> dict:
+        return {k: sum(r.accuracy[k] for r in self.runs) / len(self.runs) for k in FIGURES}
+
+    @property
+    def low(self) -> dict:
+        return {k: min(r.accuracy[k] for r in self.runs) for k in FIGURES}
+
+    @property
+    def high(self) -> dict:
+        return {k: max(r.accuracy[k] for r in self.runs) for k in FIGURES}
 
     def to_dict(self) -> dict:
         out = {k: v for k, v in self.accuracy.items()}
@@ -60,6 +111,8 @@ class Row:
             out["vs_rules"] = {"difference": self.difference, **self.versus.to_dict()}
         out["seconds"] = {"fit": round(self.fit_seconds, 3), "predict": round(self.predict_seconds, 3)}
         out["description"] = self.description
+        out["seeds"] = [run.to_dict() for run in self.runs] if self.seeded else None
+        out.update(mean=self.mean, min=self.low, max=self.high)
         return out
 
 
@@ -75,6 +128,7 @@ class Table2:
     unavailable: tuple[tuple[str, str], ...]   # (name, why)
     note: str                     # what the figures may be compared with
     signature: str
+    seeds: tuple[int, ...] = (0,)     # the seeds each system whose training draws random numbers is fitted with
 
     def to_dict(self) -> dict:
         return {"test": self.test.to_dict(), "train": self.train.to_dict(), "dev": self.dev.to_dict(),
@@ -82,7 +136,7 @@ class Table2:
                                "missing_gold": self.missing_gold},
                 "note": self.note, "paper": SOURCE, "signature": self.signature,
                 "systems": {row.name: row.to_dict() for row in self.rows},
-                "unavailable": dict(self.unavailable)}
+                "unavailable": dict(self.unavailable), "seeds": list(self.seeds)}
 
 
 def _data(path: str, turns: Sequence) -> DataFile:
@@ -110,8 +164,26 @@ def comparable(train: DataFile, dev: DataFile, test: DataFile, candidates_sha: s
     return f"{where}, TRN and DEV the published ones, the candidates the paper's set: comparable with the paper's row"
 
 
-def _fitted_rows(names: Sequence[str], pool: tuple[str, ...], trn, dv, tst) -> tuple[list[Row], list[tuple[str, str]]]:
-    """Each system fitted on TRN (choices on DEV) and scored on TST; and the ones not installed, with why."""
+def _run(name: str, system, seed: int | None, trn, dv, tst) -> Run:
+    """``system`` fitted on TRN (choices on DEV) and run on TST."""
+    shown = name if seed is None else f"{name} (seed {seed})"
+    with stopwatch(f"table2: {shown}"):
+        start = time.perf_counter()
+        system.fit(trn, dv)
+        fitted = time.perf_counter()
+        predictions = [r[0] for r in run(system, tst, 1, progress=progress_lines("predicting"))]
+        done = time.perf_counter()
+    scored = metrics.compute(metrics.Inputs(tuple(tst), tuple(predictions)), ["accuracy"])
+    accuracy = scored.figures["accuracy"]
+    note(f"table2: {shown}: {accuracy['per_response']:.2%} per response "
+         f"(fit {fitted - start:.1f} s, predict {done - fitted:.1f} s)")
+    return Run(seed, accuracy, tuple(scored.outcomes), fitted - start, done - fitted)
+
+
+def _fitted_rows(names: Sequence[str], pool: tuple[str, ...], trn, dv, tst,
+                 seeds: Sequence[int] = (0,)) -> tuple[list[Row], list[tuple[str, str]]]:
+    """Each system fitted on TRN (choices on DEV) and scored on TST, once per seed if its
+    training draws random numbers (``System.seeded``); and the ones not installed, with why."""
     rows: list[Row] = []
     unavailable: list[tuple[str, str]] = []
     for name in names:
@@ -121,25 +193,21 @@ def _fitted_rows(names: Sequence[str], pool: tuple[str, ...], trn, dv, tst) -> t
         except registry.NotAvailable as exc:
             unavailable.append((name, str(exc).partition(": ")[2]))
             continue
-        with stopwatch(f"table2: {name}"):
-            start = time.perf_counter()
-            system.fit(trn, dv)
-            fitted = time.perf_counter()
-            predictions = [r[0] for r in run(system, tst, 1, progress=progress_lines("predicting"))]
-            done = time.perf_counter()
-        scored = metrics.compute(metrics.Inputs(tuple(tst), tuple(predictions)), ["accuracy"])
-        accuracy = scored.figures["accuracy"]
-        note(f"table2: {name}: {accuracy['per_response']:.2%} per response "
-             f"(fit {fitted - start:.1f} s, predict {done - fitted:.1f} s)")
-        rows.append(Row(name, entry.description, entry.reported, accuracy, tuple(scored.outcomes),
-                        fitted - start, done - fitted))
+        if system.seeded():
+            runs = tuple(_run(name, clone(system, seed=seed), seed, trn, dv, tst) for seed in seeds)
+        else:
+            runs = (_run(name, system, None, trn, dv, tst),)
+        rows.append(Row(name, entry.description, entry.reported, runs))
     return rows, unavailable
 
 
 def table2(train: str, dev: str, test: str, candidates: str | None = None, systems: Sequence[str] | None = None,
-           resamples: int = 1000, seed: int = 0) -> Table2:
+           resamples: int = 1000, seed: int = 0, seeds: Sequence[int] = (0,)) -> Table2:
     """Every system of ``systems`` (default: the whole registry) fitted on ``train`` with
-    ``dev``, run on ``test``; the ones not installed are listed as unavailable."""
+    ``dev``, run on ``test``; the ones not installed are listed as unavailable. A system
+    whose training draws random numbers is fitted once per seed of ``seeds``; ``seed``
+    is the bootstrap's."""
+    seeds = checked_seeds(seeds)
     names = list(registry.NAMES if systems is None else systems)
     if not names:
         raise Dstc2ConvError(f"no system named: give some of {', '.join(registry.NAMES)}")
@@ -157,7 +225,7 @@ def table2(train: str, dev: str, test: str, candidates: str | None = None, syste
         candidates_from, candidates_sha = "TRN, DEV and TST", None
     held = {c.strip() for c in pool}
     missing = len({t.gold.strip() for t in tst} - held)
-    rows, unavailable = _fitted_rows(names, pool, trn, dv, tst)
+    rows, unavailable = _fitted_rows(names, pool, trn, dv, tst, seeds)
     if not rows:
         raise Dstc2ConvError("none of the systems asked for is available: " +
                              "; ".join(f"{n}: {why}" for n, why in unavailable))
@@ -177,7 +245,22 @@ def table2(train: str, dev: str, test: str, candidates: str | None = None, syste
              f"candidates:{candidates_sha[:12] if candidates_sha else 'trn+dev+tst'}"]
     signature = metrics.signature(files[2].sha256, parts, metrics.Inputs(tuple(tst), ()), ["accuracy"])
     return Table2(*files, len(pool), candidates_from, missing, tuple(rows), tuple(unavailable),
-                  comparable(*files, candidates_sha), signature)
+                  comparable(*files, candidates_sha), signature, seeds)
 
 
-__all__ = ["Table2", "Row", "DataFile", "table2", "comparable", "BASE"]
+def checked_seeds(seeds: Sequence[int]) -> tuple[int, ...]:
+    """The seeds as a tuple; a Dstc2ConvError for none, one given twice, or one that is no
+    whole number from 0."""
+    if isinstance(seeds, (str, int)) or not isinstance(seeds, Sequence):
+        raise Dstc2ConvError(f"seeds: give a list of whole numbers, e.g. [0, 1, 2], not {seeds!r}")
+    if not seeds:
+        raise Dstc2ConvError("seeds: give one seed or more")
+    for s in seeds:
+        if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < 2**63:
+            raise Dstc2ConvError(f"seeds: {s!r} is not a whole number from 0 to 2**63 - 1")
+    if len(set(seeds)) != len(seeds):
+        raise Dstc2ConvError(f"seeds: a seed is given twice: {', '.join(map(str, seeds))}")
+    return tuple(seeds)
+
+
+__all__ = ["Table2", "Row", "Run", "checked_seeds", "DataFile", "table2", "comparable", "BASE"]

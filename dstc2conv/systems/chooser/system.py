@@ -108,6 +108,11 @@ class RulesLearned(System):
         self.last_rule = None
         self._dialog = None       # the rules compiled, at the first dialog (or in fit)
 
+    def seeded(self) -> bool:
+        """The seed draws only the proposals ``hide`` hides: with ``hide`` 0 (the default)
+        training is the same whatever the seed."""
+        return self.hide > 0
+
     def settings(self) -> Settings:
         return Settings(self.iterations, self.l2, self.l2_columns, self.seed, self.hide, self.min_count)
 

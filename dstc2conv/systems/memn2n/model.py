@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..ir.words import words
 from ..neural.bags import bags_of, embed, scatter
 from ..neural.base import Learned
 from ..neural.text import BOT, USER, Example
@@ -109,31 +110,29 @@ class MemN2N(Learned):
 
     # -- candidates and match features
     def prepare(self, candidates: Sequence[str]) -> None:
-        ids = [self.vocab.ids(c) for c in candidates]
         self.cand_bags = bags_of(self.vocab, candidates)            # (C, V) word counts
         if not self.match:
             return
+        # every value of the KB, whether the training file uses it or not (the paper's
+        # "even words never seen in training"): matched as a word, not through the vocabulary
         entities = kb_entities()
-        known = [(w, self.vocab.index(w)) for w in entities]
-        self.entity_ids = np.array([i for _, i in known if i], dtype=np.int64)        # the entity words we know
-        column = {i: j for j, i in enumerate(self.entity_ids)}
-        types = {self.vocab.index(w): ts for w, ts in entities.items()}
+        self.entity_column = {w: j for j, w in enumerate(entities)}
+        self.entity_count = len(entities)
         entries = []                    # (candidate, type, entity column), by candidate
-        for c, words in enumerate(ids):
-            for w in words:
-                for t in types.get(w, ()):
-                    entries.append((c, TYPES.index(t), column[w]))
+        for c, text in enumerate(candidates):
+            for w in words(text):
+                for t in entities.get(w, ()):
+                    entries.append((c, TYPES.index(t), self.entity_column[w]))
         self.entries = np.array(entries, dtype=np.int64).reshape(-1, 3)
         self.type_ids = np.array([self.vocab.index(type_word(t)) for t in TYPES], dtype=np.int64)
         cands = self.entries[:, 0]
         self.starts = np.flatnonzero(np.r_[True, cands[1:] != cands[:-1]]) if len(cands) else np.zeros(0, np.int64)
         self.matched = cands[self.starts] if len(cands) else np.zeros(0, np.int64)
-        self.entity_column = np.zeros(len(self.vocab), dtype=np.int64) - 1
-        self.entity_column[self.entity_ids] = np.arange(len(self.entity_ids))
 
     # -- examples
     def encode(self, exs: Sequence[Example]) -> Encoded:
         cache: dict[str, list[int]] = {}
+        said: dict[str, list[int]] = {}
         rows: dict[str, int] = {"\0": 0}
         speaker = {USER: self.vocab.index(USER), BOT: self.vocab.index(BOT)}
         times = [self.vocab.index(time_word(i)) for i in range(1, self.memory + 1)]
@@ -149,6 +148,12 @@ class MemN2N(Learned):
                 found = cache[text] = self.vocab.ids(text)
             return found
 
+        def entities(text):             # the columns of the KB values among the text's words
+            found = said.get(text)
+            if found is None:
+                found = said[text] = [j for j in map(self.entity_column.get, words(text)) if j is not None]
+            return found
+
         for ex in exs:
             slots = ex.history[-size:]
             n = len(slots)
@@ -160,16 +165,15 @@ class MemN2N(Learned):
                 if not (len(h) >= len(previous) and h[:len(previous)] == previous):
                     previous, seen = (), set()
                 for _, text in h[len(previous):]:
-                    seen.update(ids(text))
+                    seen.update(entities(text))
                 previous = h
-                row = np.zeros(len(self.entity_ids), dtype=np.float32)
-                columns = self.entity_column[list(seen.union(ids(ex.user))) or [0]]
-                row[columns[columns >= 0]] = 1
+                row = np.zeros(self.entity_count, dtype=np.float32)
+                row[list(seen.union(entities(ex.user)))] = 1
                 seen_rows.append(row)
-        words = [ids(text) for text in rows]
-        words[0] = []
-        texts = np.zeros((len(words), max(1, max(len(w) for w in words))), dtype=np.int64)
-        for row, found in enumerate(words):
+        bags = [ids(text) for text in rows]
+        bags[0] = []
+        texts = np.zeros((len(bags), max(1, max(len(w) for w in bags))), dtype=np.int64)
+        for row, found in enumerate(bags):
             texts[row, :len(found)] = found
         seen_matrix = np.stack(seen_rows) if match and seen_rows else None
         return Encoded(texts, memory, query, seen_matrix)
@@ -184,8 +188,8 @@ class MemN2N(Learned):
         used, inverse = np.unique(slots[:, :, 0], return_inverse=True)
         slots[:, :, 0] = inverse.reshape(slots.shape[:2])
         query = np.zeros((len(indices), max(1, max(len(q) for q in queries))), dtype=np.int64)
-        for b, words in enumerate(queries):
-            query[b, :len(words)] = words
+        for b, found in enumerate(queries):
+            query[b, :len(found)] = found
         seen = encoded.seen[indices] if encoded.seen is not None else None
         return MemoryBatch(encoded.texts[used], slots, mask, query, gold, seen)
 
