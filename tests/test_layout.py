@@ -169,3 +169,13 @@ def test_no_import_runs_back_up_inside_the_systems():
 
     both_ways = sorted({tuple(sorted((a, b))) for a in rooms for b in reach(a) if a != b and a in reach(b)})
     assert not both_ways, ", ".join(f"{a} <-> {b}" for a, b in both_ways)
+
+
+def test_every_package_is_installed():
+    """A wheel holds the packages pyproject.toml lists: every folder of dstc2conv/ with an
+    __init__.py must be among them, or a plain install would lack it."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(ROOT.parent).parts) for p in ROOT.rglob("__init__.py")}
+    assert found - listed == set()
