@@ -19,7 +19,7 @@ from .settings import Settings
 _DEFAULT = Settings()
 
 
-class _Dialog:
+class RulesDialog:
     """The rules' run over one dialog as the chooser sees it: ``view`` at a bot turn,
     before its gold; ``observe`` once the gold is shown, which gives the view with it."""
 
@@ -50,7 +50,7 @@ class _Viewing(System):
     response), and keeps each turn's view with its gold once it is shown."""
 
     def __init__(self, compiled: Compiled):
-        self.dialog, self.views = _Dialog(compiled), []
+        self.dialog, self.views = RulesDialog(compiled), []
 
     def reset(self) -> None:
         self.dialog.reset()
@@ -71,7 +71,7 @@ def training_views(compiled: Compiled, turns: Sequence[BotTurn]) -> list:
     return viewing.views
 
 
-def _check_number(name: str, value, low, high, kind: type) -> None:
+def check_number(name: str, value, low, high, kind: type) -> None:
     """A Dstc2ConvError unless ``value`` is a number of ``kind`` (an int is a float too)
     from ``low`` to ``high``."""
     import math
@@ -103,7 +103,7 @@ class RulesLearned(System):
         for name, low, high, kind in (("iterations", 1, 10**6, int), ("l2", 0, 10**6, float),
                                       ("l2_columns", 0, 10**6, float), ("seed", 0, 2**63 - 1, int),
                                       ("hide", 0, 1, float), ("min_count", 1, 10**6, int)):
-            _check_number(name, getattr(self, name), low, high, kind)
+            check_number(name, getattr(self, name), low, high, kind)
         self.model_ = None
         self.last_rule = None
         self._dialog = None       # the rules compiled, at the first dialog (or in fit)
@@ -120,7 +120,7 @@ class RulesLearned(System):
         rules = self.rules
         self.ruleset_ = rules if isinstance(rules, RuleSet) else load_rules(rule_file(rules))
         self.compiled_ = Compiled(self.ruleset_)
-        self._dialog = _Dialog(self.compiled_)
+        self._dialog = RulesDialog(self.compiled_)
 
     def fit(self, train: Sequence[BotTurn], dev: Sequence[BotTurn] | None = None) -> RulesLearned:
         from .choosing import learn

@@ -16,7 +16,7 @@ from ...limits import MB
 from ...reporter import note
 from ...task6.turns import BotTurn
 from ..chooser.settings import Settings as ChooserSettings
-from ..chooser.system import _check_number, _Dialog, training_views
+from ..chooser.system import RulesDialog, check_number, training_views
 from ..interface import System
 from ..rules.engine import Compiled
 from ..rules.ruleset import RuleSet, load_rules
@@ -69,7 +69,7 @@ class HCN(System):
         if tracker not in TRACKERS:
             raise Dstc2ConvError(f"setting tracker: {tracker!r} is not one of {', '.join(TRACKERS)}")
         for name, low, high, kind in _BOUNDS:
-            _check_number(name, getattr(self, name), low, high, kind)
+            check_number(name, getattr(self, name), low, high, kind)
         self._check_footprint(1, 1, 1)
         self.linear_ = None
         self.weights_: dict = {}
@@ -94,7 +94,7 @@ class HCN(System):
         rules = self.rules
         self.ruleset_ = rules if isinstance(rules, RuleSet) else load_rules(rule_file(rules))
         self.compiled_ = Compiled(self.ruleset_)
-        self._dialog = _Dialog(self.compiled_)
+        self._dialog = RulesDialog(self.compiled_)
         self._kb = KbTracker() if self.tracker == "kb" else None
         self._h = self._pending = None
 
