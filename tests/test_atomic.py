@@ -118,6 +118,14 @@ main()
 """
 
 
+def _signals_by_default() -> None:
+    """In the child: the stop signals as a terminal gives them, whatever the tests were
+    started under (``nohup`` ignores SIGHUP, a background job SIGINT; the command then
+    rightly leaves them ignored, and this test would wait out its sleep)."""
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
+
+
 def _gone(group: int) -> bool:
     deadline = time.time() + 10
     while time.time() < deadline:
@@ -139,7 +147,7 @@ def test_a_signal_stops_a_build_in_one_line_leaving_the_old_set(tmp_path, name):
     proc = subprocess.Popen([sys.executable, "-c", STOPPED_WHILE_CONVERTING, "build", "--split", "test", "--raw",
                              str(SAMPLE), "--jobs", "2", "--seed", "3", "--quiet", "--out", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            env={**os.environ, "SIGNAL": str(number)})
+                            env={**os.environ, "SIGNAL": str(number)}, preexec_fn=_signals_by_default)
     stdout, stderr = proc.communicate(timeout=120)
     workers = int(stdout.split()[0])
     assert workers == min(2, os.cpu_count() or 1) - 1
