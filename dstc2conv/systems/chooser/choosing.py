@@ -55,6 +55,27 @@ def learn(views: list[TurnView], settings: Settings = Settings()) -> Model:
     return Model(vocab, W, u, info)
 
 
+def saved(model: Model) -> tuple[dict, dict]:
+    """What a model folder keeps of the chooser: the vocabularies and the training record
+    as facts, W and u as float64 arrays (``restored`` reads them back)."""
+    vocab = model.vocab
+    facts = {"actions": [a.key for a in vocab.actions], "features": list(vocab.features),
+             "columns": list(vocab.columns), "trained": model.info}
+    return facts, {"W": model.W.astype(np.float64), "u": model.u.astype(np.float64)}
+
+
+def restored(facts: dict, arrays: dict) -> Model:
+    """The chooser a model folder keeps (``saved``'s facts and arrays)."""
+    from .actions import Action
+
+    actions = tuple(Action.from_key(k) for k in facts["actions"])
+    features = tuple(str(f) for f in facts["features"])
+    if not features or features[0] != "bias":
+        raise ValueError("the first turn feature is not 'bias'")
+    vocab = Vocabulary(actions, features, tuple(str(f) for f in facts["columns"]))
+    return Model(vocab, arrays["W"], arrays["u"], dict(facts.get("trained") or {}))
+
+
 def turn_scores(model: Model, view: TurnView) -> tuple[np.ndarray, list[str]]:
     """One turn's scores (the actions', then its extra columns'; -inf where the mask
     forbids) and its extra texts: what ``model.scores`` gives a batch of that turn alone,
@@ -157,4 +178,4 @@ def explained(model: Model, view: TurnView, state, spaced: dict, top: int) -> Ex
     return Explained(view, choice, tuple((t, s, how) for t, s, how, _ in cols), tuple(reasons[:top]))
 
 
-__all__ = ["Model", "Choice", "Explained", "learn", "turn_scores", "rank_view", "explained"]
+__all__ = ["Model", "Choice", "Explained", "learn", "saved", "restored", "turn_scores", "rank_view", "explained"]

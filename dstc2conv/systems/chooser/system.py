@@ -172,29 +172,19 @@ class RulesLearned(System):
 
     # -- the model folder: the vocabularies and the training record as facts, W and u as arrays
     def state(self) -> tuple[dict, dict]:
-        import numpy as np
+        from .choosing import saved
 
-        vocab = self.model_.vocab
-        facts = {"actions": [a.key for a in vocab.actions], "features": list(vocab.features),
-                 "columns": list(vocab.columns), "trained": self.model_.info}
-        return facts, {"W": self.model_.W.astype(np.float64), "u": self.model_.u.astype(np.float64)}
+        return saved(self.model_)
 
     def expected_arrays(self, facts: dict) -> dict:
         return {"W": ((len(facts["features"]), len(facts["actions"]) + 1), "float64"),
                 "u": ((len(facts["columns"]),), "float64")}
 
     def restore(self, facts: dict, arrays: dict) -> None:
-        from .actions import Action
-        from .choosing import Model
-        from .encode import Vocabulary
+        from .choosing import restored
 
-        actions = tuple(Action.from_key(k) for k in facts["actions"])
-        features = tuple(str(f) for f in facts["features"])
-        if not features or features[0] != "bias":
-            raise ValueError("the first turn feature is not 'bias'")
-        vocab = Vocabulary(actions, features, tuple(str(f) for f in facts["columns"]))
         self._dialog = None
-        self.model_ = Model(vocab, arrays["W"], arrays["u"], dict(facts.get("trained") or {}))
+        self.model_ = restored(facts, arrays)
 
 
 def dev_accuracy(system: RulesLearned, dev: Sequence[BotTurn], name: str = "dev") -> str:

@@ -176,12 +176,11 @@ class HCN(System):
     def state(self) -> tuple[dict, dict]:
         import numpy as np
 
-        vocab = self.linear_.vocab
-        facts = {"actions": [a.key for a in vocab.actions], "features": list(vocab.features),
-                 "columns": list(vocab.columns), "trained": self.linear_.info,
-                 "curve": [[e, None if loss != loss else round(loss, 6), None if acc is None else list(acc)]
-                           for e, loss, acc in self.curve_]}
-        arrays = {"W": self.linear_.W.astype(np.float64), "u": self.linear_.u.astype(np.float64)}
+        from ..chooser.choosing import saved
+
+        facts, arrays = saved(self.linear_)
+        facts["curve"] = [[e, None if loss != loss else round(loss, 6), None if acc is None else list(acc)]
+                          for e, loss, acc in self.curve_]
         arrays.update((k, self.weights_[k].astype(np.float64)) for k in gru.NAMES)
         return facts, arrays
 
@@ -193,17 +192,10 @@ class HCN(System):
         return out
 
     def restore(self, facts: dict, arrays: dict) -> None:
-        from ..chooser.actions import Action
-        from ..chooser.choosing import Model
-        from ..chooser.encode import Vocabulary
+        from ..chooser.choosing import restored
 
-        actions = tuple(Action.from_key(k) for k in facts["actions"])
-        features = tuple(str(f) for f in facts["features"])
-        if not features or features[0] != "bias":
-            raise ValueError("the first turn feature is not 'bias'")
-        vocab = Vocabulary(actions, features, tuple(str(f) for f in facts["columns"]))
         self._dialog = None
-        self.linear_ = Model(vocab, arrays["W"], arrays["u"], dict(facts.get("trained") or {}))
+        self.linear_ = restored(facts, arrays)
         self.weights_ = {k: arrays[k] for k in gru.NAMES}
         self.curve_ = [(e, float("nan") if loss is None else loss, None if acc is None else tuple(acc))
                        for e, loss, acc in facts.get("curve") or []]
