@@ -5,7 +5,8 @@ from __future__ import annotations
 class Dstc2ConvError(Exception):
     """Bad input or a failed step: says where (file, line or turn) and what is wrong.
 
-    Printed as ``path:line: message (rule-id)``, leaving out the parts that are unknown.
+    Printed as ``path:line: message (rule-id)``, leaving out the parts that are unknown,
+    on one line (``one_line``), whatever text it quotes.
     """
 
     def __init__(self, message: str, path: str | None = None,
@@ -26,7 +27,7 @@ class Dstc2ConvError(Exception):
         elif self.line is not None:
             where = f"{self.line}: "
         suffix = f" ({self.rule_id})" if self.rule_id else ""
-        return f"{where}{self.message}{suffix}"
+        return one_line(f"{where}{self.message}{suffix}")
 
 
 def shown(name: str, width: int = 80) -> str:

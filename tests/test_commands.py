@@ -14,7 +14,7 @@ import toy
 import dstc2conv
 from dstc2conv.cli import run
 from dstc2conv.errors import Dstc2ConvError
-from dstc2conv.systems import registry
+from dstc2conv.systems import folder, registry
 from dstc2conv.systems.interface import predict as predict_loop
 from dstc2conv.task6.candidates import distinct
 from dstc2conv.task6.turns import read_turns
@@ -92,6 +92,20 @@ def test_the_aliases_are_the_generic_commands(files, tmp_path, capsys):
     assert code == 0
     assert "a model of embeddings, not of memn2n or memn2n+match" in _error(
         capsys, "memn2n", "predict", "--model", str(tmp_path / "emb"), "--data", files["tst"])
+
+
+def test_the_signature_names_the_model_not_its_training_file(files, tmp_path, capsys):
+    signatures = {}
+    for name, seed in (("a", "1"), ("b", "2"), ("c", "1")):
+        assert run(["train", "--system", "embeddings", "--train", files["trn"], "--dev", files["dev"], "--model",
+                    str(tmp_path / name), "--quiet", "--set", "epochs=2", "--set", f"seed={seed}"]) == 0
+        code, out, _ = _run(capsys, "predict", "--model", str(tmp_path / name), "--data", files["tst"], "--json",
+                            "--quiet", "--out", str(tmp_path / f"{name}.txt"))
+        signatures[name] = json.loads(out)["signature"]
+    digest = folder.fingerprint(tmp_path / "a")
+    assert signatures["a"].startswith(f"embeddings|model:{digest[:12]}|")
+    assert signatures["a"] == signatures["c"] != signatures["b"]      # same training file, other weights
+    assert digest != folder.fingerprint(tmp_path / "b")
 
 
 def test_trained_with_the_test_files_utterances_is_table2s_system(files, tmp_path, capsys):

@@ -206,6 +206,7 @@ def test_a_fifo_member_is_refused_without_blocking(saved):
                                                      "read: train it again"),
     (lambda m: m.update(settings=[]), "a damaged model: 'settings' is not a dict"),
     (lambda m: m.update(settings={"size": 3}), "a damaged model: TypeError: .*unexpected keyword argument 'size'"),
+    (lambda m: m.update(settings={"\n": 3}), r"a damaged model: TypeError: .*unexpected keyword argument '\\n'$"),
     (lambda m: m.update(facts={}), "a damaged model: KeyError: 'table'"),
     (lambda m: m.update({"class": "os:system"}), "a model of os:system, but test_contract:Echo is test_contract:Echo"),
 ])
@@ -213,8 +214,9 @@ def test_a_damaged_settings_file_is_one_line(saved, edit, message):
     meta = json.loads((saved / "model.json").read_text())
     edit(meta)
     (saved / "model.json").write_text(json.dumps(meta))
-    with pytest.raises(Dstc2ConvError, match=message):
+    with pytest.raises(Dstc2ConvError, match=message) as caught:
         _load(saved)
+    assert len(str(caught.value).splitlines()) == 1       # whatever the file holds, the message is one line
 
 
 def _weights(saved, arrays):

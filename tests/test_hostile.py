@@ -18,6 +18,9 @@ from conftest import ONTOLOGY, SAMPLE, write_rule_files
 
 from dstc2conv.builder.output_set import BUILD_PREFIX, COMMIT
 from dstc2conv.cli import run
+from dstc2conv.errors import Dstc2ConvError
+from dstc2conv.task6.format import parse
+from dstc2conv.task6.turns import read_turns
 
 RULES = """\
 ontology: ontology.yaml
@@ -532,3 +535,18 @@ def test_a_rule_id_with_an_escape_sequence_is_refused(rule_files, capsys):
     path.write_text(path.read_text().replace("  - id: greet\n", '  - id: "greet\\e]0;title\\a"\n', 1))
     error = _one_error(capsys, ["rules", "check", "--rules", rules])
     assert error.endswith("a rule needs an 'id' (a string of printable characters)") and "\x1b" not in error
+
+
+def test_a_file_cut_short_mid_line_is_refused(tmp_path, capsys):
+    path = tmp_path / "cut.txt"
+    text = DIALOG.rstrip("\n")
+    for cut in (text, text[:-2]):                       # the last line whole but unended, and cut in its bot text
+        path.write_text(cut)
+        assert _one_error(capsys, ["stats", str(path)]).endswith(
+            f"cut.txt:{cut.count(chr(10)) + 1}: the last line has no line end, so the file may be cut short: a "
+            "whole task-6 file ends with one (add it if the line is whole)")
+        with pytest.raises(Dstc2ConvError, match="may be cut short"):
+            read_turns(path)
+    path.write_text(text + "\n")
+    assert run(["stats", str(path)]) == 0
+    assert parse(text) == parse(text + "\n")            # a text in Python, not a file, may leave it out

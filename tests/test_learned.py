@@ -236,7 +236,8 @@ def test_library_errors(files):
         MemN2N().rank("hello", 1)
     with pytest.raises(TypeError, match="unexpected keyword argument 'hopz'"):
         MemN2N(hopz=2)
-    with pytest.raises(Dstc2ConvError, match="^memn2n: got an unexpected keyword argument 'hopz'$"):
+    with pytest.raises(Dstc2ConvError, match="^memn2n: got an unexpected keyword argument 'hopz'; its settings: "
+                                             "match, hops, dimension, .*, clip$"):
         dstc2conv.system("memn2n", hopz=2)
 
 

@@ -191,6 +191,7 @@ def predict(options: PredictOptions) -> int:
     from ..evaluate.rankings import score_system
     from ..files import check_writable, sha256_file
     from ..task6.turns import read_turns
+    from .folder import fingerprint
     from .interface import progress_lines, run
     from .output import write_answers
 
@@ -203,7 +204,7 @@ def predict(options: PredictOptions) -> int:
     with reporting(notes=not options.quiet):
         rankings = run(system, turns, options.rank or 1, progress=progress_lines("predicting"))
     predictions = [r[0] for r in rankings]
-    parts = [system.label(), f"model:{system.about.get('train_sha256', '')[:12]}",
+    parts = [system.label(), f"model:{fingerprint(options.model)[:12]}",
              f"candidates:{sha256_file(options.candidates)[:12] if options.candidates else 'model+data'}"]
     ranked = rankings if options.rank else None
     scored, sig = score_system(predictions, ranked, turns, sha256_file(options.data), parts, options.rank)

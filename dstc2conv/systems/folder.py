@@ -213,6 +213,18 @@ def read_meta(folder: str | os.PathLike) -> dict:
     return meta
 
 
+def fingerprint(folder: str | os.PathLike) -> str:
+    """The SHA-256 of a model folder: of its ``model.json`` SHA-256 and its
+    ``weights.npz`` SHA-256, one after the other (what a score's signature names it by)."""
+    import hashlib
+
+    from ..files import sha256_file
+
+    folder = os.fspath(folder)
+    parts = [sha256_file(member(folder, name)) for name in (META, WEIGHTS)]
+    return hashlib.sha256("".join(parts).encode("ascii")).hexdigest()
+
+
 def member(folder: str, name: str) -> str:
     path = os.path.join(folder, name)
     try:

@@ -82,7 +82,10 @@ class Entry:
         try:
             inspect.signature(cls).bind(**given)
         except TypeError as exc:
-            raise Dstc2ConvError(f"{self.name}: {exc}") from None
+            takes = [name for name, p in inspect.signature(cls).parameters.items()
+                     if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and name != "candidates"]
+            raise Dstc2ConvError(f"{self.name}: {exc}" + (f"; its settings: {', '.join(takes)}" if takes else "")) \
+                from None
         system = cls(**given)
         system.built_as = self.name
         return system

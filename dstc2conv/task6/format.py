@@ -226,14 +226,28 @@ def _cut(text: str, width: int = 60) -> str:
 def read(path: str | os.PathLike) -> list[Dialog]:
     """Read a task-6 file; the error names the file and the line."""
     path = os.fspath(path)
-    return parse(read_text(path, "a task-6 file"), path)   # lines end at \n only, as for parse()
+    return parse(_file_text(path), path)   # lines end at \n only, as for parse()
 
 
 def iter_dialogs(path: str | os.PathLike) -> Iterator[Dialog]:
     """The dialogs of a task-6 file, one at a time (``read``, for a reader that need not
     hold them all)."""
     path = os.fspath(path)
-    return _parse_text(read_text(path, "a task-6 file"), path)
+    return _parse_text(_file_text(path), path)
+
+
+def _file_text(path: str) -> str:
+    """A task-6 file's text. Its last line must end with a line end: a file cut short
+    mid-line (an interrupted copy, ``head -c``) would otherwise be read as whole, its last
+    text cut without a word said."""
+    text = read_text(path, "a task-6 file")
+    if text and not text.endswith("\n"):
+        for _ in _parse_text(text, path):     # a line that is wrong is said first
+            pass
+        raise Dstc2ConvError("the last line has no line end, so the file may be cut short: "
+                             "a whole task-6 file ends with one (add it if the line is whole)",
+                             path, text.count("\n") + 1)
+    return text
 
 
 def read_dialogs(path: str | os.PathLike) -> list[Dialog]:

@@ -47,8 +47,8 @@ def learn(views: list, train_turns: Sequence[BotTurn], dev_views: list | None, d
         weights, curve = train(turns, dev, settings, lambda e, loss, acc: steps.update(1, _progress(loss, acc)))
     if dev is not None:
         best = max(curve, key=lambda c: (c[2][0], -c[0]))
-        note(f"hcn: dev per turn {curve[0][2][0]:.2%} with the chooser alone, {best[2][0]:.2%} at epoch {best[0]} "
-             f"(per dialog {curve[0][2][1]:.2%}, {best[2][1]:.2%}): that epoch's weights kept")
+        note(f"hcn: dev per turn by epoch (0: the chooser alone): {', '.join(f'{c[2][0]:.2%}' for c in curve)}; "
+             f"epoch {best[0]} kept ({best[2][0]:.2%} per turn, {best[2][1]:.2%} per dialog)")
     return linear, weights, curve
 
 
