@@ -57,9 +57,9 @@ def main() -> int:
 
 
 def _rows(args):
-    from dstc2conv.errors import Dstc2ConvError
+    from script import read_by_system
+
     from dstc2conv.evaluate.responses import by_system, outcomes, score
-    from dstc2conv.evaluate.sessions import read_sessions
     from dstc2conv.systems.rules.engine import Compiled, predict
     from dstc2conv.systems.rules.ruleset import load_rules
     from dstc2conv.systems.rules.tune import OBJECTIVES, tune
@@ -67,12 +67,7 @@ def _rows(args):
     from dstc2conv.task6.turns import turns_of
 
     ruleset = load_rules(args.rules)
-    dialogs = read_dialogs(args.data)
-    turns = turns_of(dialogs)
-    sessions = read_sessions(args.data, len(dialogs), args.manifest)
-    if sessions is None:
-        raise Dstc2ConvError("no manifest.json beside the file lists it: give a build's with --manifest", args.data)
-    systems = sessions.systems
+    dialogs, turns, systems = read_by_system(args.data, args.manifest)
     names = sorted(set(systems))
     held = None
     if args.held_out and Path(args.held_out).resolve() != Path(args.data).resolve():

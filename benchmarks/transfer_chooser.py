@@ -50,9 +50,8 @@ def main() -> int:
     args = parser.parse_args()
 
     import numpy as np
+    from script import read_by_system
 
-    from dstc2conv.errors import Dstc2ConvError
-    from dstc2conv.evaluate.sessions import read_sessions
     from dstc2conv.systems.chooser.encode import build, encode
     from dstc2conv.systems.chooser.settings import Settings
     from dstc2conv.systems.chooser.system import training_views as views
@@ -62,11 +61,8 @@ def main() -> int:
     from dstc2conv.task6.turns import read_file
 
     ruleset = load_rules(args.rules)
-    dialogs, turns = read_file(args.train)
-    sessions = read_sessions(args.train, len(dialogs), args.manifest)
-    if sessions is None:
-        raise Dstc2ConvError("no manifest.json beside the file lists it: give a build's with --manifest", args.train)
-    systems = [sessions.systems[t.dialog] for t in turns]
+    _, turns, of_dialog = read_by_system(args.train, args.manifest)
+    systems = [of_dialog[t.dialog] for t in turns]
     names = sorted(set(systems))
     given = {k: v for k, v in (("iterations", args.iterations), ("l2", args.l2)) if v is not None}
     settings = Settings(**given)

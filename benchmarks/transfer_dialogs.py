@@ -48,8 +48,8 @@ def main() -> int:
                         help="a training setting of the chooser (iterations, l2, hide, ...)")
     args = parser.parse_args()
 
-    from dstc2conv.errors import Dstc2ConvError
-    from dstc2conv.evaluate.sessions import read_sessions
+    from script import read_by_system
+
     from dstc2conv.systems.chooser.system import training_views as views
     from dstc2conv.systems.rules.engine import Compiled
     from dstc2conv.systems.rules.ruleset import load_rules
@@ -57,11 +57,8 @@ def main() -> int:
 
     settings = _settings(args.setting)
     ruleset = load_rules(args.rules)
-    dialogs, turns = read_file(args.train)
-    sessions = read_sessions(args.train, len(dialogs), args.manifest)
-    if sessions is None:
-        raise Dstc2ConvError("no manifest.json beside the file lists it: give a build's with --manifest", args.train)
-    systems = [sessions.systems[t.dialog] for t in turns]
+    _, turns, of_dialog = read_by_system(args.train, args.manifest)
+    systems = [of_dialog[t.dialog] for t in turns]
     names = sorted(set(systems))
     every = views(Compiled(ruleset), turns)
     parts = {name: ([v for v, s in zip(every, systems) if s == name],

@@ -38,18 +38,15 @@ def main() -> int:
 
     import json
 
-    from dstc2conv.errors import Dstc2ConvError
-    from dstc2conv.evaluate.sessions import read_sessions
+    from script import read_by_system
+
     from dstc2conv.systems.hcn.system import HCN
     from dstc2conv.systems.rules.system import Rules
     from dstc2conv.task6.turns import read_file
 
-    dialogs, turns = read_file(args.train)
-    sessions = read_sessions(args.train, len(dialogs), args.manifest)
-    if sessions is None:
-        raise Dstc2ConvError("no manifest.json beside the file lists it: give a build's with --manifest", args.train)
-    names = sorted(set(sessions.systems))
-    parts = {name: [t for t in turns if sessions.systems[t.dialog] == name] for name in names}
+    _, turns, of_dialog = read_by_system(args.train, args.manifest)
+    names = sorted(set(of_dialog))
+    parts = {name: [t for t in turns if of_dialog[t.dialog] == name] for name in names}
     tests = dict(parts)
     if Path(args.dev).exists():
         tests["dev"] = read_file(args.dev)[1]
