@@ -30,9 +30,20 @@ def seed_list(text: str) -> tuple[int, ...]:
 
 
 def _cmd_table2(args) -> int:
+    from ..errors import Dstc2ConvError
     from ..reporter import reporting
     from .table2 import table2
 
+    if args.release is not None:
+        given = [f"--{name}" for name in ("train", "dev", "test", "candidates") if getattr(args, name) is not None]
+        if given:
+            raise Dstc2ConvError(f"table2: --release takes each task's files from the release: give it without "
+                                 f"{', '.join(given)}")
+        return _cmd_whole_table(args)
+    lacking = [f"--{name}" for name in ("train", "dev", "test") if getattr(args, name) is None]
+    if lacking:
+        raise Dstc2ConvError(f"table2: give --train, --dev and --test (missing: {', '.join(lacking)}), "
+                             "or --release PATH for the whole table")
     systems = None if args.systems is None else [s.strip() for s in args.systems.split(",") if s.strip()]
     with reporting(notes=not args.quiet):
         result = table2(args.train, args.dev, args.test, args.candidates, systems, args.bootstrap, args.seed,
@@ -42,6 +53,62 @@ def _cmd_table2(args) -> int:
         return 0
     print("\n".join(lines(result)))
     return 0
+
+
+def _cmd_whole_table(args) -> int:
+    from ..reporter import reporting
+    from .whole_table import whole_table
+
+    with reporting(notes=not args.quiet):
+        result = whole_table(args.release, args.systems, args.bootstrap, args.seed, args.seeds)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+        return 0
+    print("\n".join(whole_lines(result)))
+    return 0
+
+
+def _cell(share: float | None, dialog: float | None) -> str:
+    """``per response (per dialog)`` in percent."""
+    if share is None:
+        return "-"
+    return f"{100 * share:.2f}" + ("" if dialog is None else f" ({100 * dialog:.1f})")
+
+
+def _paper_cell(figures: tuple) -> str:
+    response, dialog = figures
+    if response is None:
+        return "-"
+    return f"{response:g}" + ("" if dialog is None else f" ({dialog:g})")
+
+
+def whole_lines(result) -> list[str]:
+    """The whole table as text lines: a row of the paper's table and, under it, the
+    paper's figures; then the notes on the files, the time per task and what was skipped."""
+    from ..evaluate.tables import Table, as_text
+
+    head = ("row", *result.systems)
+    rows = []
+    for name, table in result.tables.items():
+        by = {row.name: row for row in table.rows}
+        rows.append((name, *(_cell(by[s].mean["per_response"], by[s].mean["per_dialog"]) if s in by else "n/a"
+                             for s in result.systems)))
+        rows.append(("  paper", *(_paper_cell(by[s].paper) if s in by else "" for s in result.systems)))
+    out = [f"{'release':<10} {result.source}", ""]
+    out.append(as_text(Table("table2", head, tuple(rows))))
+    out.append("(per response (per dialog), in %: ours, and under it the paper's, Bordes & Weston 2017, Table 2)")
+    notes: dict[str, list[str]] = {}
+    for name, table in result.tables.items():
+        notes.setdefault(table.note, []).append(name)
+    out += [f"({', '.join(names)}: {text})" for text, names in notes.items()]
+    unavailable = {name: why for table in result.tables.values() for name, why in table.unavailable}
+    out += [f"(not available: {name}: {why})" for name, why in unavailable.items()]
+    total = sum(result.seconds.values())
+    out.append("(time: " + ", ".join(f"{task} {s:.1f} s" for task, s in result.seconds.items()) +
+               f"; {total:.1f} s in all)")
+    out += [f"(skipped {task}: {why})" for task, why in result.skipped]
+    out += seed_lines(next(iter(result.tables.values())))
+    return out
 
 
 def lines(result) -> list[str]:
@@ -127,17 +194,25 @@ def add_parser(sub) -> None:
 
     add_parsers(sub)
 
-    p = sub.add_parser("table2", help="the paper's task-6 row: every system on a test file, beside the paper's figures",
-                       description="Fit every system of the paper's Table 2 (task 6) on TRN, with the choices made "
-                                   "on DEV, run it on TST and print its per-response and per-dialog accuracy beside "
-                                   "the paper's figure, with the paired bootstrap interval against the rules.")
-    p.add_argument("--train", required=True, metavar="TRN", help="the task-6 training file")
-    p.add_argument("--dev", required=True, metavar="DEV", help="the task-6 dev file (choices are made on it)")
-    p.add_argument("--test", required=True, metavar="TST", help="the task-6 file to score")
+    p = sub.add_parser("table2", help="the paper's Table 2: every system on a test file, or on every task of the "
+                                      "published release, beside the paper's figures",
+                       description="Fit every system of the paper's Table 2 on TRN, with the choices made on DEV, run "
+                                   "it on TST and print its per-response and per-dialog accuracy beside the paper's "
+                                   "figure, with the paired bootstrap interval against the rules. With --release, the "
+                                   "whole table: each task of the published release (tasks 1-5 with their OOV test "
+                                   "sets, and task 6), the paper's six columns.")
+    p.add_argument("--release", metavar="PATH",
+                   help="the published bAbI dialog release (dialog_babi.tar.gz, dialog-bAbI-tasks_1_.tgz, or the "
+                        "unpacked dialog-bAbI-tasks/ folder): the whole table, eleven rows; no --train, --dev, --test")
+    p.add_argument("--train", metavar="TRN", help="the training file")
+    p.add_argument("--dev", metavar="DEV", help="the dev file (choices are made on it)")
+    p.add_argument("--test", metavar="TST", help="the file to score")
     p.add_argument("--candidates", metavar="FILE",
                    help="candidates file, '1 <utterance>' a line (default: every distinct bot utterance of TRN, "
                         "DEV and TST, the paper's set)")
-    p.add_argument("--systems", metavar="NAME,...", help=f"the systems to run, in order (default: all: {','.join(NAMES)})")
+    p.add_argument("--systems", metavar="NAME,...",
+                   help=f"the systems to run, in order (default: all: {','.join(NAMES)}; with --release: the paper's "
+                        "six columns, and +NAME,-NAME add or remove columns)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no notes on stderr")
     p.add_argument("--bootstrap", type=at_least(1, 100_000), default=RESAMPLES, metavar="N",

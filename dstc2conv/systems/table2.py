@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from ..errors import Dstc2ConvError
@@ -164,41 +164,87 @@ def comparable(train: DataFile, dev: DataFile, test: DataFile, candidates_sha: s
     return f"{where}, TRN and DEV the published ones, the candidates the paper's set: comparable with the paper's row"
 
 
-def _run(name: str, system, seed: int | None, trn, dv, tst) -> Run:
-    """``system`` fitted on TRN (choices on DEV) and run on TST."""
+def _fit_and_run(name: str, system, seed: int | None, trn, dv, tests: Sequence) -> tuple[Run, ...]:
+    """``system`` fitted once on TRN (choices on DEV) and run on each file of ``tests``:
+    one Run a test file, all with the one fit's time."""
     shown = name if seed is None else f"{name} (seed {seed})"
     with stopwatch(f"table2: {shown}"):
         start = time.perf_counter()
         system.fit(trn, dv)
-        fitted = time.perf_counter()
-        predictions = [r[0] for r in run(system, tst, 1, progress=progress_lines("predicting"))]
-        done = time.perf_counter()
-    scored = metrics.compute(metrics.Inputs(tuple(tst), tuple(predictions)), ["accuracy"])
-    accuracy = scored.figures["accuracy"]
-    note(f"table2: {shown}: {accuracy['per_response']:.2%} per response "
-         f"(fit {fitted - start:.1f} s, predict {done - fitted:.1f} s)")
-    return Run(seed, accuracy, tuple(scored.outcomes), fitted - start, done - fitted)
+        fit = time.perf_counter() - start
+        out = []
+        for tst in tests:
+            begun = time.perf_counter()
+            predictions = [r[0] for r in run(system, tst, 1, progress=progress_lines("predicting"))]
+            predict = time.perf_counter() - begun
+            scored = metrics.compute(metrics.Inputs(tuple(tst), tuple(predictions)), ["accuracy"])
+            accuracy = scored.figures["accuracy"]
+            note(f"table2: {shown}: {accuracy['per_response']:.2%} per response "
+                 f"(fit {fit:.1f} s, predict {predict:.1f} s)")
+            out.append(Run(seed, accuracy, tuple(scored.outcomes), fit, predict))
+    return tuple(out)
 
 
-def _fitted_rows(names: Sequence[str], pool: tuple[str, ...], trn, dv, tst,
-                 seeds: Sequence[int] = (0,)) -> tuple[list[Row], list[tuple[str, str]]]:
-    """Each system fitted on TRN (choices on DEV) and scored on TST, once per seed if its
-    training draws random numbers (``System.seeded``); and the ones not installed, with why."""
-    rows: list[Row] = []
+def _fitted_rows(names: Sequence[str], pool: tuple[str, ...], trn, dv, tests: Sequence,
+                 seeds: Sequence[int] = (0,), settings: Callable[[str], dict] | None = None,
+                 rows_of: Sequence[str | None] = (None,)) -> tuple[list[list[Row]], list[tuple[str, str]]]:
+    """Each system fitted on TRN (choices on DEV), once per seed if its training draws
+    random numbers (``System.seeded``), and scored on each file of ``tests``: a list of
+    rows per test file; and the systems not installed, with why. ``settings(name)``: the
+    settings a system is built with beyond its registry entry's; ``rows_of``: the
+    paper's row of each test file (None: task 6's)."""
+    rows: list[list[Row]] = [[] for _ in tests]
     unavailable: list[tuple[str, str]] = []
     for name in names:
         entry = registry.entry(name)
         try:
-            system = entry.build(pool)
+            system = entry.build(pool, **(settings(name) if settings else {}))
         except registry.NotAvailable as exc:
             unavailable.append((name, str(exc).partition(": ")[2]))
             continue
         if system.seeded():
-            runs = tuple(_run(name, clone(system, seed=seed), seed, trn, dv, tst) for seed in seeds)
+            per_seed = [_fit_and_run(name, clone(system, seed=s), s, trn, dv, tests) for s in seeds]
         else:
-            runs = (_run(name, system, None, trn, dv, tst),)
-        rows.append(Row(name, entry.description, entry.reported, runs))
+            per_seed = [_fit_and_run(name, system, None, trn, dv, tests)]
+        for i in range(len(tests)):
+            rows[i].append(Row(name, entry.description, paper_figures(entry, rows_of[i]),
+                               tuple(runs[i] for runs in per_seed)))
     return rows, unavailable
+
+
+def paper_figures(entry, row: str | None) -> tuple[float | None, float | None]:
+    """The paper's (per-response, per-dialog) figure for ``entry`` on the row ``row`` of
+    its Table 2 (None: task 6's)."""
+    return entry.reported
+
+
+def _compared(rows: list[Row], tst, resamples: int, seed: int) -> tuple[Row, ...]:
+    """The rows, each but the rules' with its paired bootstrap against the rules (when
+    the rules are among them)."""
+    base = next((row for row in rows if row.name == BASE), None)
+    if base is None:
+        return tuple(rows)
+    compared = []
+    for row in rows:
+        if row is base:
+            compared.append(row)
+            continue
+        boot = paired_bootstrap(base.outcomes, row.outcomes, tst, resamples, seed)
+        difference = (sum(row.outcomes) - sum(base.outcomes)) / len(tst)
+        compared.append(replace(row, versus=boot, difference=difference))
+    return tuple(compared)
+
+
+def checked_names(systems: Sequence[str] | None) -> list[str]:
+    """The systems' names (default: the whole registry), each known and none twice."""
+    names = list(registry.NAMES if systems is None else systems)
+    if not names:
+        raise Dstc2ConvError(f"no system named: give some of {', '.join(registry.NAMES)}")
+    for name in names:
+        registry.entry(name)
+    if len(set(names)) != len(names):
+        raise Dstc2ConvError(f"a system is named twice: {', '.join(names)}")
+    return names
 
 
 def table2(train: str, dev: str, test: str, candidates: str | None = None, systems: Sequence[str] | None = None,
@@ -207,45 +253,47 @@ def table2(train: str, dev: str, test: str, candidates: str | None = None, syste
     ``dev``, run on ``test``; the ones not installed are listed as unavailable. A system
     whose training draws random numbers is fitted once per seed of ``seeds``; ``seed``
     is the bootstrap's."""
+    return table2_tests(train, dev, (test,), candidates, systems, resamples, seed, seeds)[0]
+
+
+def table2_tests(train: str, dev: str, tests: Sequence[str], candidates: str | None = None,
+                 systems: Sequence[str] | None = None, resamples: int = 1000, seed: int = 0,
+                 seeds: Sequence[int] = (0,), settings: Callable[[str], dict] | None = None,
+                 rows_of: Sequence[str | None] | None = None) -> tuple[Table2, ...]:
+    """``table2`` on each file of ``tests``, every system fitted once (per seed) and
+    scored on all of them: one Table2 a test file. ``settings(name)``: a system's
+    settings beyond its registry entry's (a task's, say); ``rows_of``: the paper's row of
+    each test file (``evaluate.published.ROWS``; None: task 6's)."""
     seeds = checked_seeds(seeds)
-    names = list(registry.NAMES if systems is None else systems)
-    if not names:
-        raise Dstc2ConvError(f"no system named: give some of {', '.join(registry.NAMES)}")
-    for name in names:
-        registry.entry(name)
-    if len(set(names)) != len(names):
-        raise Dstc2ConvError(f"a system is named twice: {', '.join(names)}")
-    trn, dv, tst = read_turns(train), read_turns(dev), read_turns(test)
+    names = checked_names(systems)
+    if not tests:
+        raise Dstc2ConvError("no test file given")
+    rows_of = tuple(rows_of) if rows_of is not None else (None,) * len(tests)
+    trn, dv = read_turns(train), read_turns(dev)
+    tsts = [read_turns(test) for test in tests]
     check_data(os.fspath(train), os.fspath(dev), trn, dv)
     if candidates is not None:
         pool = read_candidates(candidates)
         candidates_from, candidates_sha = os.fspath(candidates), sha256_file(candidates)
     else:
-        pool = distinct(t.gold for t in (*trn, *dv, *tst))
-        candidates_from, candidates_sha = "TRN, DEV and TST", None
+        pool = distinct(t.gold for t in (*trn, *dv, *(t for tst in tsts for t in tst)))
+        candidates_from = "TRN, DEV and TST" if len(tests) == 1 else "TRN, DEV and every TST"
+        candidates_sha = None
     held = {c.strip() for c in pool}
-    missing = len({t.gold.strip() for t in tst} - held)
-    rows, unavailable = _fitted_rows(names, pool, trn, dv, tst, seeds)
-    if not rows:
+    per_test, unavailable = _fitted_rows(names, pool, trn, dv, tsts, seeds, settings, rows_of)
+    if not per_test[0]:
         raise Dstc2ConvError("none of the systems asked for is available: " +
                              "; ".join(f"{n}: {why}" for n, why in unavailable))
-    base = next((row for row in rows if row.name == BASE), None)
-    if base is not None:
-        compared = []
-        for row in rows:
-            if row is base:
-                compared.append(row)
-                continue
-            boot = paired_bootstrap(base.outcomes, row.outcomes, tst, resamples, seed)
-            difference = (sum(row.outcomes) - sum(base.outcomes)) / len(tst)
-            compared.append(replace(row, versus=boot, difference=difference))
-        rows = compared
-    files = _data(train, trn), _data(dev, dv), _data(test, tst)
-    parts = [f"train:{files[0].sha256[:12]}", f"dev:{files[1].sha256[:12]}",
-             f"candidates:{candidates_sha[:12] if candidates_sha else 'trn+dev+tst'}"]
-    signature = metrics.signature(files[2].sha256, parts, metrics.Inputs(tuple(tst), ()), ["accuracy"])
-    return Table2(*files, len(pool), candidates_from, missing, tuple(rows), tuple(unavailable),
-                  comparable(*files, candidates_sha), signature, seeds)
+    tables = []
+    for test, tst, rows in zip(tests, tsts, per_test):
+        missing = len({t.gold.strip() for t in tst} - held)
+        files = _data(train, trn), _data(dev, dv), _data(test, tst)
+        parts = [f"train:{files[0].sha256[:12]}", f"dev:{files[1].sha256[:12]}",
+                 f"candidates:{candidates_sha[:12] if candidates_sha else 'trn+dev+tst'}"]
+        signature = metrics.signature(files[2].sha256, parts, metrics.Inputs(tuple(tst), ()), ["accuracy"])
+        tables.append(Table2(*files, len(pool), candidates_from, missing, _compared(rows, tst, resamples, seed),
+                             tuple(unavailable), comparable(*files, candidates_sha), signature, seeds))
+    return tuple(tables)
 
 
 def checked_seeds(seeds: Sequence[int]) -> tuple[int, ...]:
@@ -263,4 +311,4 @@ def checked_seeds(seeds: Sequence[int]) -> tuple[int, ...]:
     return tuple(seeds)
 
 
-__all__ = ["Table2", "Row", "Run", "checked_seeds", "DataFile", "table2", "comparable", "BASE"]
+__all__ = ["Table2", "Row", "Run", "checked_seeds", "DataFile", "table2", "table2_tests", "comparable", "BASE"]
