@@ -1,0 +1,127 @@
+"""bAbI tasks 1-5 files and the published files' quirks: a last line without its line
+end, the KB's tab before the value, the candidates and KB files as published."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from conftest import ONTOLOGY, SHARED, TWO_ASKS_RULES, need, write_rule_files
+
+from dstc2conv.cli import run
+from dstc2conv.convert.kb import read_kb
+from dstc2conv.evaluate.entities import read_entity_kb
+from dstc2conv.systems.memn2n.match import kb_entities
+from dstc2conv.task6.candidates import read_candidates
+
+BABI = SHARED / "reference" / "babi"
+
+# a tiny task-1 style dialog and a task-4 style one (facts first), written here
+TASK1 = """\
+1 hi\thello what can i help you with today
+2 can you book a table in paris\ti'm on it
+3 <SILENCE>\tany preference on a type of cuisine
+4 i love thai food\thow many people would be in your party
+5 we will be two\twhich price range are looking for
+6 in a cheap price range please\tok let me look into some options for you
+7 <SILENCE>\tapi_call thai paris two cheap
+
+1 hello\thello what can i help you with today
+2 may i have a table with thai food in paris for two in a cheap price range\ti'm on it
+3 <SILENCE>\tok let me look into some options for you
+4 <SILENCE>\tapi_call thai paris two cheap
+"""
+TASK4 = """\
+1 resto_paris_cheap_thai_2stars R_phone resto_paris_cheap_thai_2stars_phone
+2 resto_paris_cheap_thai_2stars R_cuisine thai
+3 resto_paris_cheap_thai_2stars R_number two
+4 hi\thello what can i help you with today
+5 can you book a table at resto_paris_cheap_thai_2stars\tgreat let me do the reservation
+6 do you have its phone number\there it is resto_paris_cheap_thai_2stars_phone
+"""
+WARNING = "the last line has no line end; read as a whole line (a file cut short there could not be told from it)"
+
+
+def _unended(folder, name: str, text: str):
+    """``text`` written as ``"\\n".join(lines)`` writes it: no line end after the last line."""
+    path = folder / name
+    path.write_text(text.rstrip("\n"))
+    return path
+
+
+def _warnings(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "line end" in r.getMessage()]
+
+
+@pytest.mark.parametrize("text", [TASK1, TASK4])
+def test_stats_reads_a_file_without_its_last_line_end_with_one_warning(tmp_path, capsys, caplog, text):
+    (tmp_path / "ended").mkdir()
+    (tmp_path / "unended").mkdir()
+    (tmp_path / "ended" / "d.txt").write_text(text)
+    path = _unended(tmp_path / "unended", "d.txt", text)
+    assert run(["stats", "--json", str(tmp_path / "ended" / "d.txt")]) == 0
+    ended = capsys.readouterr().out
+    assert run(["stats", "--json", str(path)]) == 0
+    assert capsys.readouterr().out == ended.replace("/ended/", "/unended/")
+    assert _warnings(caplog) == [f"warning: {path}:{text.rstrip().count(chr(10)) + 1}: {WARNING}"]
+
+
+def test_rules_score_and_training_read_a_file_without_its_last_line_end(tmp_path, capsys, caplog):
+    rules, _ = write_rule_files(tmp_path, TWO_ASKS_RULES, ONTOLOGY, TASK1)
+    data = _unended(tmp_path, "unended.txt", TASK1)
+    assert run(["rules", "score", "--rules", rules, "--data", str(data), "--no-history"]) == 0
+    assert "per-response accuracy" in capsys.readouterr().out
+    assert _warnings(caplog) == [f"warning: {data}:12: {WARNING}"]
+    assert run(["train", "--system", "tfidf", "--train", str(data), "--dev", str(data), "--model",
+                str(tmp_path / "model")]) == 0
+    assert (tmp_path / "model").is_dir()
+
+
+def test_an_invalid_last_line_without_its_line_end_is_refused(tmp_path, capsys):
+    rules, _ = write_rule_files(tmp_path, TWO_ASKS_RULES, ONTOLOGY, TASK1)
+    cut = TASK1.rstrip("\n")
+    data = tmp_path / "cut.txt"
+    data.write_text(cut[:cut.rindex("\t")])          # cut mid-line, before the tab: no whole line
+    for argv in (["stats", str(data)], ["rules", "score", "--rules", rules, "--data", str(data), "--no-history"]):
+        assert run(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"dstc2conv: error: {data}:12: the last line has no line "
+                                                       "end and is not a whole line ("), err
+        assert err.rstrip().endswith("so the file may be cut short")
+
+
+def test_the_published_candidates_and_kb_files_read_with_and_without_their_last_line_end(tmp_path):
+    candidates, kb = need(BABI / "dialog-babi-candidates.txt"), need(BABI / "dialog-babi-kb-all.txt")
+    assert not candidates.read_bytes().endswith(b"\n") and not kb.read_bytes().endswith(b"\n")
+    ended_candidates, ended_kb = tmp_path / candidates.name, tmp_path / kb.name
+    ended_candidates.write_bytes(candidates.read_bytes() + b"\n")
+    ended_kb.write_bytes(kb.read_bytes() + b"\n")
+    assert read_candidates(str(candidates)) == read_candidates(str(ended_candidates))
+    assert len(read_candidates(str(candidates))) == 4212
+    assert read_kb(kb).restaurants == read_kb(ended_kb).restaurants
+    assert len(read_kb(kb).restaurants) == 1200
+    assert read_entity_kb(str(kb)).slots == read_entity_kb(str(ended_kb)).slots
+    assert kb_entities(str(kb)) == kb_entities(str(ended_kb))
+
+
+def test_the_kb_readers_take_babi_lines_and_task6_lines(tmp_path):
+    babi = tmp_path / "babi-kb.txt"
+    babi.write_text("1 resto_paris_cheap_thai_2stars R_cuisine\tthai\n"
+                    "1 resto_paris_cheap_thai_2stars R_location\tparis\n"
+                    "1 resto_paris_cheap_thai_2stars R_price\tcheap\n"
+                    "1 resto_paris_cheap_thai_2stars R_rating\t2\n"
+                    "1 resto_paris_cheap_thai_2stars R_phone\tresto_paris_cheap_thai_2stars_phone\n"
+                    "1 resto_paris_cheap_thai_2stars R_address\tresto_paris_cheap_thai_2stars_address\n"
+                    "1 resto_paris_cheap_thai_2stars R_number\ttwo")
+    task6 = tmp_path / "task6-kb.txt"
+    task6.write_text(babi.read_text().replace("\t", " ").replace("R_number two", "R_post_code x_post_code") + "\n")
+    restaurant = read_kb(babi).restaurants[0]
+    assert restaurant.get("R_cuisine") == "thai" and restaurant.get("R_price") == "cheap"
+    assert restaurant.get("R_number") is None               # the party size is read and left out, as the rating
+    assert "two" not in read_entity_kb(str(babi)).slots
+    found = kb_entities(str(babi))
+    assert found["thai"] == ("R_cuisine",) and found["2"] == ("R_rating",) and "two" not in found
+    assert kb_entities(str(task6))["x_post_code"] == ("R_post_code",)
+    shutil.copy(babi, tmp_path / "bad.txt")
+    (tmp_path / "bad.txt").write_text("1 resto R_cuisine\tthai\n1 resto R_unknown\tx\n")
+    with pytest.raises(Exception, match=r"bad.txt:2: expected '1 <name> R_<attribute> <value>'"):
+        kb_entities(str(tmp_path / "bad.txt"))
