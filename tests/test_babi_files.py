@@ -2,6 +2,7 @@
 end, the KB's tab before the value, the candidates and KB files as published."""
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -10,8 +11,13 @@ from conftest import ONTOLOGY, SHARED, TWO_ASKS_RULES, need, write_rule_files
 from dstc2conv.cli import run
 from dstc2conv.convert.kb import read_kb
 from dstc2conv.evaluate.entities import read_entity_kb
+from dstc2conv.evaluate.published import REPORTED, ROWS, SOURCE, published, reported, row_of, source
+from dstc2conv.files import sha256_file
+from dstc2conv.systems.cli import lines
 from dstc2conv.systems.memn2n.match import kb_entities
+from dstc2conv.systems.table2 import DataFile, comparable, table2
 from dstc2conv.task6.candidates import read_candidates
+from dstc2conv.task6.turns import read_turns
 
 BABI = SHARED / "reference" / "babi"
 
@@ -125,3 +131,95 @@ def test_the_kb_readers_take_babi_lines_and_task6_lines(tmp_path):
     (tmp_path / "bad.txt").write_text("1 resto R_cuisine\tthai\n1 resto R_unknown\tx\n")
     with pytest.raises(Exception, match=r"bad.txt:2: expected '1 <name> R_<attribute> <value>'"):
         kb_entities(str(tmp_path / "bad.txt"))
+
+
+# ---------------------------------------------------------------- the published files and the paper's rows
+
+
+def test_a_file_named_as_a_published_babi_file_gives_its_row_by_name(tmp_path, capsys):
+    assert ROWS == ("T1", "T2", "T3", "T4", "T5", "T1-OOV", "T2-OOV", "T3-OOV", "T4-OOV", "T5-OOV", "T6")
+    for name, row in (("dialog-babi-task1-API-calls-trn.txt", "T1"), ("dialog-babi-task1-API-calls-tst-OOV.txt",
+                                                                       "T1-OOV"),
+                      ("dialog-babi-task4-phone-address-tst.txt", "T4"), ("dialog-babi-task6-dstc2-dev.txt", "T6"),
+                      ("dialog-babi-kb-all.txt", None), ("dialog-babi-candidates.txt", None), ("task1.txt", None)):
+        path = tmp_path / name
+        path.write_text(TASK1)
+        assert row_of(str(path), sha256_file(str(path))) == row, name
+        assert published(sha256_file(str(path))) is None
+    assert reported("T1-OOV")[5] == ("MemN2N + match type", 96.5, 82.7)
+    assert reported("T6") == REPORTED and source("T6") == SOURCE
+    assert source("T3-OOV") == "Bordes & Weston 2017, Table 2, T3-OOV, on the OOV test file"
+    with pytest.raises(ValueError, match="no row 'T7'"):
+        reported("T7")
+    # the paper column of table2, for a tiny file named as T1's dev file: T1's, said to be known by name
+    dev = tmp_path / "dialog-babi-task1-API-calls-dev.txt"
+    trn = tmp_path / "trn.txt"
+    trn.write_text(TASK1)
+    dev.write_text(TASK1.replace("thai", "indian"))
+    assert run(["table2", "--train", str(trn), "--dev", str(dev), "--test", str(dev), "--systems", "tfidf",
+                "--quiet", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["paper"] == "Bordes & Weston 2017, Table 2, T1, on the test file"
+    assert got["systems"]["tfidf"]["paper"] == {"per_response": 0.056, "per_dialog": 0.0}
+    assert got["note"] == ("TST is no published file, recognised by its name only as one of row T1: its figures "
+                           "compare only with figures on the same file; the paper column is row T1's (recognised "
+                           "by the file name)")
+
+
+def test_the_published_babi_files_are_known_by_their_sha256():
+    sums = need(BABI / "SHA256SUMS").read_text().split("\n")
+    listed = dict(reversed(line.split("  ")) for line in sums if line)
+    assert len(listed) == 22
+    for name, sha in listed.items():
+        split = ("KB" if "kb" in name else "candidates" if "candidates" in name else "test-OOV" if "OOV" in name
+                 else {"trn": "train", "dev": "dev", "tst": "test"}[name[-7:-4]])
+        assert published(sha) == (name, split)
+    for path in sorted(BABI.glob("dialog-babi-task*-trn.txt")):
+        task = path.name[len("dialog-babi-task")]
+        assert published(sha256_file(str(path))) == (path.name, "train")
+        assert row_of("renamed.txt", sha256_file(str(path))) == f"T{task}"    # by its SHA-256, whatever its name
+    assert published(sha256_file(str(BABI / "dialog-babi-kb-all.txt"))) == ("dialog-babi-kb-all.txt", "KB")
+
+
+def test_score_json_gives_the_papers_figures_on_the_files_row(tmp_path, capsys):
+    dev = need(BABI / "dialog-babi-task1-API-calls-dev.txt")
+    preds = tmp_path / "preds.txt"
+    preds.write_text("".join(t.gold + "\n" for t in read_turns(dev)))
+    assert run(["score", str(preds), str(dev), "--json", "--metrics", "accuracy"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["published"] == dev.name and got["reported"]["row"] == "T1"
+    assert got["reported"]["source"] == "Bordes & Weston 2017, Table 2, T1, on the test file"
+    assert {"system": "TF-IDF Match", "per_response": 5.6, "per_dialog": 0.0} in got["reported"]["systems"]
+    assert run(["score", str(preds), str(dev), "--metrics", "accuracy"]) == 0
+    out = capsys.readouterr().out
+    assert "reported figures (Bordes & Weston 2017, Table 2, T1, on the test file; not computed here)" in out
+
+
+def test_table2_on_task1_shows_task1s_figures():
+    trn, dev = need(BABI / "dialog-babi-task1-API-calls-trn.txt"), need(BABI / "dialog-babi-task1-API-calls-dev.txt")
+    result = table2(str(trn), str(dev), str(dev), systems=["tfidf"])
+    assert result.row == "T1" and result.rows[0].paper == (5.6, 0)
+    assert result.to_dict()["paper"] == "Bordes & Weston 2017, Table 2, T1, on the test file"
+    assert result.note == ("TST is the published dev file (dialog-babi-task1-API-calls-dev.txt), not the test file: "
+                           "the paper's figures are on the test file; compare with figures on this file only; the "
+                           "paper column is row T1's")
+    text = "\n".join(lines(result))
+    assert "(paper: per response / per dialog, Bordes & Weston 2017, Table 2, T1, on the test file)" in text
+    assert "5.6% / 0.0%" in text and "1.6%" not in text
+
+
+def test_what_figures_on_a_babi_test_file_compare_with():
+    def data(name, split, sha="0" * 64):
+        return DataFile(name, sha, 1, name, split)
+    trn = data("dialog-babi-task1-API-calls-trn.txt", "train")
+    dev = data("dialog-babi-task1-API-calls-dev.txt", "dev")
+    oov = data("dialog-babi-task1-API-calls-tst-OOV.txt", "test-OOV")
+    candidates = "956f7db35b0e735a06709668e775a27e61cd5dff5c94cad28f50ecaa32e036d8"
+    assert comparable(trn, dev, oov, candidates) == (
+        "TST is the published OOV test file (dialog-babi-task1-API-calls-tst-OOV.txt), TRN and DEV the published "
+        "ones, the candidates the paper's set: comparable with the paper's row T1-OOV")
+    other = data("dialog-babi-task2-API-refine-trn.txt", "train")
+    assert comparable(other, dev, oov, None) == (
+        "TST is the published OOV test file (dialog-babi-task1-API-calls-tst-OOV.txt), but TRN is not the published "
+        "train file of T1; the candidates are not the published candidates file of tasks 1-5 (the paper's set): the "
+        "paper's figures are a guide, not a like-for-like comparison; the paper column is row T1-OOV's")
