@@ -223,3 +223,34 @@ def test_what_figures_on_a_babi_test_file_compare_with():
         "TST is the published OOV test file (dialog-babi-task1-API-calls-tst-OOV.txt), but TRN is not the published "
         "train file of T1; the candidates are not the published candidates file of tasks 1-5 (the paper's set): the "
         "paper's figures are a guide, not a like-for-like comparison; the paper column is row T1-OOV's")
+
+
+# ---------------------------------------------------------------- stats: Table 1's columns for tasks 1-5
+
+
+def test_stats_gives_the_total_per_dialog_for_a_file_of_tasks_1_to_5(tmp_path, capsys):
+    babi, other = tmp_path / "dialog-babi-task4-phone-address-dev.txt", tmp_path / "mine.txt"
+    babi.write_text(TASK4 + "\n")
+    other.write_text(TASK4 + "\n")
+    assert run(["stats", str(other)]) == 0
+    assert not any(line.startswith("utterances") for line in capsys.readouterr().out.splitlines())   # as ever
+    assert run(["stats", str(babi), str(other)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    # 3 user utterances + 3 bot + 3 facts (API outputs), in 1 dialog: both columns give it
+    assert [line.split()[-2:] for line in out if line.startswith(("user utt", "bot utt", "API", "utterances"))] == [
+        ["3.00", "3.00"], ["3.00", "3.00"], ["3.00", "3.00"], ["9.00", "9.00"]]
+    assert run(["stats", "--json", str(babi)]) == 0
+    got = json.loads(capsys.readouterr().out)[0]
+    assert got["row"] == "T4" and got["utterances_per_dialog"] == 9.0 and got["api_outputs"] == 3
+
+
+def test_stats_on_the_published_train_files_gives_the_measured_table_1():
+    from dstc2conv.task6.stats import file_stats
+
+    measured = {1: (4.02, 6.02, 0.0, 10.05), 2: (6.50, 9.50, 0.0, 16.00), 3: (6.42, 9.86, 23.36, 39.63),
+                4: (3.51, 3.51, 7.00, 14.01), 5: (12.94, 18.34, 23.62, 54.90)}   # the notes' Table 1, measured
+    for task, figures in measured.items():
+        path = need(next(BABI.glob(f"dialog-babi-task{task}-*-trn.txt")))
+        found = file_stats(path)
+        assert (round(found.user_per_dialog, 2), round(found.bot_per_dialog, 2),
+                round(found.api_outputs_per_dialog, 2), round(found.utterances_per_dialog, 2)) == figures
