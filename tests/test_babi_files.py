@@ -10,6 +10,7 @@ from conftest import ONTOLOGY, SHARED, TWO_ASKS_RULES, need, write_rule_files
 
 from dstc2conv.cli import run
 from dstc2conv.convert.kb import read_kb
+from dstc2conv.errors import Dstc2ConvError
 from dstc2conv.evaluate.entities import read_entity_kb
 from dstc2conv.evaluate.published import REPORTED, ROWS, SOURCE, published, reported, row_of, source
 from dstc2conv.files import sha256_file
@@ -149,7 +150,7 @@ def test_a_file_named_as_a_published_babi_file_gives_its_row_by_name(tmp_path, c
     assert reported("T1-OOV")[5] == ("MemN2N + match type", 96.5, 82.7)
     assert reported("T6") == REPORTED and source("T6") == SOURCE
     assert source("T3-OOV") == "Bordes & Weston 2017, Table 2, T3-OOV, on the OOV test file"
-    with pytest.raises(ValueError, match="no row 'T7'"):
+    with pytest.raises(Dstc2ConvError, match="no row 'T7'"):
         reported("T7")
     # the paper column of table2, for a tiny file named as T1's dev file: T1's, said to be known by name
     dev = tmp_path / "dialog-babi-task1-API-calls-dev.txt"

@@ -2,8 +2,9 @@
 
 A KB file has one fact per line, ``1 <name> R_<attr> <value>`` (bAbI tasks 1-5's KB
 has a tab before the value, and a party size ``R_number``, read and left out as the
-rating is). Names and values are underscored (``yippee_noodle_bar``, ``modern_european``); phone, address and postcode
-values are the placeholders ``<name>_phone``, ``<name>_address``, ``<name>_post_code``.
+rating is). Names and values are underscored (``yippee_noodle_bar``,
+``modern_european``); phone, address and postcode values are the placeholders
+``<name>_phone``, ``<name>_address``, ``<name>_post_code``.
 """
 from __future__ import annotations
 

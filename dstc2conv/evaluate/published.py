@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import re
 
+from ..errors import Dstc2ConvError
+
 # SHA-256 -> (file name, split); split one of train, dev, test, test-OOV, KB, candidates
 PUBLISHED = {
     "bd7c5728825edba23e308cba5b9b24412ea363cd54c3d2fd6a99854447585852": ("dialog-babi-task6-dstc2-trn.txt", "train"),
@@ -128,7 +130,7 @@ def by_name(name: str, sha: str) -> bool:
 
 def _checked(row: str) -> str:
     if row not in TABLE2:
-        raise ValueError(f"no row {row!r} in the paper's Table 2: one of {', '.join(ROWS)}")
+        raise Dstc2ConvError(f"no row {row!r} in the paper's Table 2: one of {', '.join(ROWS)}")
     return row
 
 

@@ -28,7 +28,7 @@ def kb_entities(path: str | None = None) -> dict[str, tuple[str, ...]]:
         parts = line.split()
         if not parts:
             continue
-        if len(parts) != 4 or not parts[2].startswith("R_") or parts[2] not in TYPES + OTHER:
+        if len(parts) != 4 or parts[2] not in TYPES + OTHER:
             raise Dstc2ConvError(f"expected '1 <name> R_<attribute> <value>', found {line[:60]!r}", path, lineno)
         if parts[2] in TYPES:
             found.setdefault(parts[3].lower(), set()).add(parts[2])
