@@ -255,3 +255,18 @@ def test_stats_on_the_published_train_files_gives_the_measured_table_1():
         found = file_stats(path)
         assert (round(found.user_per_dialog, 2), round(found.bot_per_dialog, 2),
                 round(found.api_outputs_per_dialog, 2), round(found.utterances_per_dialog, 2)) == figures
+
+
+def test_a_published_oov_test_file_is_never_trained_on(tmp_path, monkeypatch, capsys):
+    from dstc2conv.systems import mistakes
+
+    path = tmp_path / "renamed.txt"
+    path.write_text(TASK1)
+    assert not mistakes.is_test_file(str(path))
+    sha = sha256_file(str(path))
+    monkeypatch.setattr(mistakes, "published", lambda found: ("dialog-babi-task1-API-calls-tst-OOV.txt", "test-OOV")
+                        if found == sha else None)
+    assert mistakes.is_test_file(str(path))
+    assert run(["train", "--system", "tfidf", "--train", str(path), "--dev", str(path), "--model",
+                str(tmp_path / "model")]) == 2
+    assert "the test file given as the training file" in capsys.readouterr().err
