@@ -63,9 +63,21 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _cmd_stats(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from .errors import Dstc2ConvError
+    from .evaluate.published import row_of
+    from .files import sha256_file
     from .task6.stats import file_stats, format_stats
 
-    rows = [file_stats(path) for path in args.files]
+    rows = []
+    for path in args.files:
+        found = file_stats(path)
+        try:
+            sha = sha256_file(path)
+        except Dstc2ConvError:          # (no file to read twice: known by its name alone)
+            sha = None
+        rows.append(replace(found, row=row_of(path, sha)))
     if args.json:
         import json
 

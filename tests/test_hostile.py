@@ -540,13 +540,33 @@ def test_a_rule_id_with_an_escape_sequence_is_refused(rule_files, capsys):
 def test_a_file_cut_short_mid_line_is_refused(tmp_path, capsys):
     path = tmp_path / "cut.txt"
     text = DIALOG.rstrip("\n")
-    for cut in (text, text[:-2]):                       # the last line whole but unended, and cut in its bot text
-        path.write_text(cut)
-        assert _one_error(capsys, ["stats", str(path)]).endswith(
-            f"cut.txt:{cut.count(chr(10)) + 1}: the last line has no line end, so the file may be cut short: a "
-            "whole task-6 file ends with one (add it if the line is whole)")
-        with pytest.raises(Dstc2ConvError, match="may be cut short"):
-            read_turns(path)
+    cut = text[:text.rindex("\t") - 1]                 # cut before the last line's tab: no whole line
+    path.write_text(cut)
+    assert _one_error(capsys, ["stats", str(path)]).endswith(
+        f"cut.txt:{cut.count(chr(10)) + 1}: the last line has no line end and is not a whole line (neither an "
+        "exchange (user<TAB>bot), a result fact (name R_attr value) nor 'api_call no result': 'h'), so the file "
+        "may be cut short")
+    with pytest.raises(Dstc2ConvError, match="may be cut short"):
+        read_turns(path)
     path.write_text(text + "\n")
     assert run(["stats", str(path)]) == 0
     assert parse(text) == parse(text + "\n")            # a text in Python, not a file, may leave it out
+
+
+def test_a_whole_last_line_without_its_line_end_is_read_with_one_warning(tmp_path, capsys, caplog):
+    (tmp_path / "whole").mkdir()
+    (tmp_path / "unended").mkdir()
+    whole, unended = tmp_path / "whole" / "d.txt", tmp_path / "unended" / "d.txt"
+    whole.write_text(DIALOG)
+    unended.write_text(DIALOG.rstrip("\n"))           # as "\n".join(lines) writes it
+    assert run(["stats", str(whole)]) == 0
+    expected = capsys.readouterr().out
+    assert run(["stats", str(unended)]) == 0
+    assert capsys.readouterr().out == expected
+    assert read_turns(unended) == read_turns(whole)
+    assert [r.getMessage() for r in caplog.records] == [   # one warning a file, however often it is read
+        f"warning: {unended}:6: the last line has no line end; read as a whole line (a file cut short there could "
+        "not be told from it)"]
+    done = subprocess.run([sys.executable, "-m", "dstc2conv", "stats", str(unended)], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == ("warning: " f"{unended}:6: the last line has no line end; read as a "
+                                                  "whole line (a file cut short there could not be told from it)\n")

@@ -19,6 +19,7 @@ LAYERS = (
     ("arguments", "errors", "files", "limits", "reporter", "version"),
     ("task6",),
     ("dstc2",),
+    ("babi",),
     ("convert",),
     ("exports",),
     ("builder",),

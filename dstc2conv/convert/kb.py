@@ -1,8 +1,10 @@
 """The restaurant KB: read and write the published KB file's format, or build one from the logs.
 
-A KB file has one fact per line, ``1 <name> R_<attr> <value>``. Names and values are
-underscored (``yippee_noodle_bar``, ``modern_european``); phone, address and postcode
-values are the placeholders ``<name>_phone``, ``<name>_address``, ``<name>_post_code``.
+A KB file has one fact per line, ``1 <name> R_<attr> <value>`` (bAbI tasks 1-5's KB
+has a tab before the value, and a party size ``R_number``, read and left out as the
+rating is). Names and values are underscored (``yippee_noodle_bar``,
+``modern_european``); phone, address and postcode values are the placeholders
+``<name>_phone``, ``<name>_address``, ``<name>_post_code``.
 """
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ from ..files import read_text
 from ..task6.format import Fact
 from ..task6.text import clean, problem
 from ..task6.vocabulary import ATTRIBUTES, DETAILS, DONTCARE, PLACEHOLDERS, RATING, SLOT_BY_DSTC2, SLOTS
+
+NUMBER = "R_number"      # bAbI tasks 1-5: the party size a restaurant has room for
 
 
 @dataclass(frozen=True)
@@ -97,10 +101,10 @@ def parse_kb(text: str, path: str) -> KB:
         if bad is not None:
             raise Dstc2ConvError(bad, path, lineno)
         fact = Fact.match(" ".join(rest)) if number.isascii() and number.isdigit() else None
-        if fact is None or fact.attribute not in ATTRIBUTES + (RATING,):
+        if fact is None or fact.attribute not in ATTRIBUTES + (RATING, NUMBER):
             raise Dstc2ConvError(
                 f"expected '1 <name> R_<attribute> <value>', found {line.strip()[:60]!r}", path, lineno)
-        if fact.attribute != RATING:
+        if fact.attribute not in (RATING, NUMBER):
             facts.setdefault(fact.name, {})[fact.attribute] = fact.value
     if not facts:
         raise Dstc2ConvError("the KB file has no facts", path)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from ..arguments import at_least
 from ..errors import Dstc2ConvError
+from .published import DATA_SPLITS
 
 FLIPS = 10
 RESAMPLES = 1000
@@ -445,7 +446,7 @@ def _table_as_dict(ref, systems, scored, sig, known, note, comparisons, base, fo
                                               "bootstrap": comparison.bootstrap.to_dict()}
     for system, intervals in zip(systems, found or ()):
         result["systems"][system.name]["intervals"] = intervals.to_dict()
-    if known and known[1] in ("train", "dev", "test"):
+    if known and known[1] in DATA_SPLITS:
         from .published import as_dict
         result.update(as_dict(known))
     else:
@@ -481,20 +482,24 @@ def _print_intervals(systems, columns, found, base: int) -> None:
 
 
 def _print_reported(known) -> None:
-    """The paper's figures, after a score on a published task-6 file."""
-    from .published import REPORTED, SOURCE
+    """The paper's figures on the file's row, after a score on a published data file."""
+    from .published import reported, row_of, source
     from .tables import Table, as_text
 
-    if known and known[1] in ("train", "dev", "test"):
+    row = row_of(known[0]) if known and known[1] in DATA_SPLITS else None
+    if row is not None:
         print()
-        print(f"reported figures ({SOURCE}; not computed here):")
+        print(f"reported figures ({source(row)}; not computed here):")
         print(as_text(Table("reported", ("system", "per_response", "per_dialog"),
-                            tuple((n, f"{p:.1f}%", f"{d:.1f}%") for n, p, d in REPORTED))))
+                            tuple((n, f"{p:.1f}%", f"{d:.1f}%") for n, p, d in reported(row)))))
 
 
 def _ref_note(ref: str, known, sessions) -> str | None:
     if known:
-        return f"REF is the published task-6 {known[1]} file ({known[0]})"
+        from .published import row_of
+
+        row = row_of(known[0]) or "T6"
+        return f"REF is the published {'task-6' if row == 'T6' else 'bAbI ' + row} {known[1]} file ({known[0]})"
     if sessions is not None:
         return f"REF is a file of the build whose manifest is {sessions.manifest}"
     return ("REF is no published task-6 file and no file of a build manifest: its figures compare only with "

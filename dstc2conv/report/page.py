@@ -151,9 +151,17 @@ def _models(report) -> str:
     return "".join(out)
 
 
+def _task(name: str) -> str:
+    """How a published file's task is named: ``task-6``, ``bAbI T1``, ``bAbI T1-OOV``..."""
+    from ..evaluate.published import row_of
+
+    row = row_of(name) or "T6"
+    return "task-6" if row == "T6" else f"bAbI {row}"
+
+
 def render(report) -> str:
     title = f"dstc2conv report: {', '.join(report.names)} on {report.options.data.rsplit('/', 1)[-1]}"
-    note = f" (the published task-6 {report.published[1]} file)" if report.published else ""
+    note = f" (the published {_task(report.published[0])} {report.published[1]} file)" if report.published else ""
     sections = [("summary", "Summary", _summary(report)),
                 ("kinds", "Accuracy by response kind", svg.legend(report.names) + _kinds(report)),
                 ("dialog-systems", "Accuracy by dialog system",

@@ -113,7 +113,7 @@ def whole_lines(result) -> list[str]:
 
 def lines(result) -> list[str]:
     """The table as text lines."""
-    from ..evaluate.published import SOURCE
+    from ..evaluate.published import source
     from ..evaluate.tables import Signed, Table, as_text
     from .registry import reported
 
@@ -143,8 +143,8 @@ def lines(result) -> list[str]:
             reasons.setdefault(why, []).append(name)
         out.append(label("not available", "; ".join(f"{', '.join(names)} ({why})" for why, names in reasons.items())))
     names = {r.name for r in result.rows}
-    beside = "".join(f"; {name}: {text}" for name, text in LATER_FIGURES if name in names)
-    out.append(f"(paper: per response / per dialog, {SOURCE}{beside})")
+    beside = "".join(f"; {name}: {text}" for name, text in LATER_FIGURES if name in names and result.row == "T6")
+    out.append(f"(paper: per response / per dialog, {source(result.row)}{beside})")
     out += seed_lines(result)
     if compared:
         boot = next(row.versus for row in result.rows if row.versus is not None)

@@ -18,11 +18,12 @@ WARNINGS = logging.getLogger("dstc2conv")     # the reporter's notes; from Pytho
 
 
 def is_test_file(path: str) -> bool:
-    """The published test file (by its SHA-256), or a file named as a test file: 'tst'
-    or 'test' a word of its name (``dialog-babi-task6-dstc2-tst.txt``)."""
+    """A published test or OOV test file (by its SHA-256), or a file named as a test file:
+    'tst' or 'test' a word of its name (``dialog-babi-task6-dstc2-tst.txt``,
+    ``dialog-babi-task1-API-calls-tst-OOV.txt``)."""
     known = published(sha256_file(path))
     if known is not None:
-        return known[1] == "test"
+        return known[1] in ("test", "test-OOV")
     return any(word in ("tst", "test") for word in re.split(r"[^a-z0-9]+", os.path.basename(path).lower()))
 
 

@@ -18,7 +18,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 from ..errors import Dstc2ConvError
-from ..evaluate.published import LATER, REPORTED
+from ..evaluate import published as figures
 
 if TYPE_CHECKING:
     from .interface import System
@@ -32,16 +32,17 @@ class NotAvailable(Dstc2ConvError):
 class Entry:
     name: str
     target: str                     # "module:Class", imported when the system is first built
-    paper: str                      # its row in the paper's Table 2 (``evaluate.published.REPORTED``),
+    paper: str                      # its column in the paper's Table 2 (``evaluate.published.SYSTEMS``),
                                     # or the later system it aims at (``LATER``); "" for none
     description: str
     settings: tuple = ()            # fixed constructor settings, (name, value) pairs
 
-    @property
-    def reported(self) -> tuple[float | None, float | None]:
-        """The (per-response, per-dialog) accuracy on the test file, in percent, that the
-        paper (or the later system's) reports; None where it gives none."""
-        return next(((r, d) for name, r, d in (*REPORTED, *LATER) if name == self.paper), (None, None))
+    def reported(self, row: str = "T6") -> tuple[float | None, float | None]:
+        """The (per-response, per-dialog) accuracy, in percent, that the paper reports on
+        its Table 2 row ``row`` (``evaluate.published.ROWS``; a later system's: on task 6's
+        test file only); None where none is reported."""
+        later = figures.LATER if row == "T6" else ()
+        return next(((r, d) for name, r, d in (*figures.reported(row), *later) if name == self.paper), (None, None))
 
     def load(self) -> type[System]:
         """The system's class; NotAvailable when its module or a library it needs is not installed."""
@@ -229,7 +230,7 @@ def docs_table() -> str:
     """The markdown table of the registry (docs/table2.md holds it, a test checks it)."""
     lines = ["| name | the paper's row | paper, per response / per dialog | what it is |", "|---|---|---|---|"]
     for e in SYSTEMS.values():
-        lines.append(f"| `{e.name}` | {e.paper} | {reported(e.reported)} | {e.description} |")
+        lines.append(f"| `{e.name}` | {e.paper} | {reported(e.reported())} | {e.description} |")
     return "\n".join(lines)
 
 

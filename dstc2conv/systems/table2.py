@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from ..errors import Dstc2ConvError
 from ..evaluate import metrics
-from ..evaluate.published import SOURCE, published
+from ..evaluate.published import by_name, published, row_of, source
 from ..evaluate.responses import Bootstrap, paired_bootstrap
 from ..files import sha256_file
 from ..reporter import note, stopwatch
@@ -65,7 +65,7 @@ class Row:
     the comparison with the rules."""
     name: str
     description: str
-    paper: tuple[float, float | None]     # the reported per-response and per-dialog accuracy, in percent
+    paper: tuple[float | None, float | None]   # the reported per-response and per-dialog accuracy, in percent
     runs: tuple[Run, ...]
     versus: Bootstrap | None = None       # against the rules: the paired bootstrap (the first run's outcomes)
     difference: float | None = None       # per-response accuracy, the first run's - the rules'
@@ -105,7 +105,7 @@ class Row:
 
     def to_dict(self) -> dict:
         out = {k: v for k, v in self.accuracy.items()}
-        out["paper"] = {"per_response": round(self.paper[0] / 100, 4),
+        out["paper"] = {"per_response": None if self.paper[0] is None else round(self.paper[0] / 100, 4),
                         "per_dialog": None if self.paper[1] is None else round(self.paper[1] / 100, 4)}
         if self.versus is not None:
             out["vs_rules"] = {"difference": self.difference, **self.versus.to_dict()}
@@ -129,12 +129,13 @@ class Table2:
     note: str                     # what the figures may be compared with
     signature: str
     seeds: tuple[int, ...] = (0,)     # the seeds each system whose training draws random numbers is fitted with
+    row: str = "T6"                   # the paper's Table 2 row of TST (``evaluate.published.row_of``) its column shows
 
     def to_dict(self) -> dict:
         return {"test": self.test.to_dict(), "train": self.train.to_dict(), "dev": self.dev.to_dict(),
                 "candidates": {"count": self.candidates, "from": self.candidates_from,
                                "missing_gold": self.missing_gold},
-                "note": self.note, "paper": SOURCE, "signature": self.signature,
+                "note": self.note, "paper": source(self.row), "signature": self.signature,
                 "systems": {row.name: row.to_dict() for row in self.rows},
                 "unavailable": dict(self.unavailable), "seeds": list(self.seeds)}
 
@@ -145,23 +146,41 @@ def _data(path: str, turns: Sequence) -> DataFile:
     return DataFile(os.fspath(path), sha, len(turns), known and known[0], known and known[1])
 
 
+def paper_row(test: DataFile) -> str:
+    """The paper's row whose figures the table shows beside TST's: TST's own
+    (``evaluate.published.row_of``, by its SHA-256 or its name), else task 6's."""
+    return row_of(test.path, test.sha256) or "T6"
+
+
 def comparable(train: DataFile, dev: DataFile, test: DataFile, candidates_sha: str | None) -> str:
-    """What figures on TST may be compared with: the paper's, when TST is the published
-    test file, TRN and DEV the published train and dev files, and the candidates the
-    paper's set."""
-    if test.split != "test":
+    """What figures on TST may be compared with: the paper's, when TST is a published
+    test (or OOV test) file, TRN and DEV the published train and dev files of its task, and
+    the candidates the paper's set. The paper column's row is said when it is not task 6's."""
+    row = paper_row(test)
+    shown = "" if row == "T6" else f"; the paper column is row {row}'s"
+    if test.split not in ("test", "test-OOV"):
         if test.published:
             return (f"TST is the published {test.split} file ({test.published}), not the test file: the paper's "
-                    "figures are on the test file; compare with figures on this file only")
+                    f"figures are on the test file; compare with figures on this file only{shown}")
+        if row != "T6" and by_name(test.path, test.sha256):
+            return (f"TST is no published file, recognised by its name only as one of row {row}: its figures "
+                    f"compare only with figures on the same file{shown} (recognised by the file name)")
         return "TST is no published task-6 file: its figures compare only with figures on the same file"
-    differ = [f"{label} is not the published {split} file" for label, data, split in
-              (("TRN", train, "train"), ("DEV", dev, "dev")) if data.split != split]
-    if candidates_sha is not None and published(candidates_sha) is None:
-        differ.append("the candidates are not the published candidates file")
-    where = f"TST is the published test file ({test.published})"
+    task = row.partition("-")[0]
+    differ = [f"{label} is not the published {split} file{'' if row == 'T6' else ' of ' + task}"
+              for label, data, split in (("TRN", train, "train"), ("DEV", dev, "dev"))
+              if data.split != split or row_of(data.path, data.sha256) != task]
+    if row == "T6":
+        if candidates_sha is not None and published(candidates_sha) is None:
+            differ.append("the candidates are not the published candidates file")
+    elif candidates_sha is None or published(candidates_sha) != ("dialog-babi-candidates.txt", "candidates"):
+        differ.append("the candidates are not the published candidates file of tasks 1-5 (the paper's set)")
+    where = f"TST is the published {'OOV test' if test.split == 'test-OOV' else 'test'} file ({test.published})"
     if differ:
-        return f"{where}, but {'; '.join(differ)}: the paper's figures are a guide, not a like-for-like comparison"
-    return f"{where}, TRN and DEV the published ones, the candidates the paper's set: comparable with the paper's row"
+        return (f"{where}, but {'; '.join(differ)}: the paper's figures are a guide, not a like-for-like "
+                f"comparison{shown}")
+    return (f"{where}, TRN and DEV the published ones, the candidates the paper's set: comparable with the paper's "
+            f"row{'' if row == 'T6' else ' ' + row}")
 
 
 def _fit_and_run(name: str, system, seed: int | None, trn, dv, tests: Sequence) -> tuple[Run, ...]:
@@ -187,12 +206,12 @@ def _fit_and_run(name: str, system, seed: int | None, trn, dv, tests: Sequence) 
 
 def _fitted_rows(names: Sequence[str], pool: tuple[str, ...], trn, dv, tests: Sequence,
                  seeds: Sequence[int] = (0,), settings: Callable[[str], dict] | None = None,
-                 rows_of: Sequence[str | None] = (None,)) -> tuple[list[list[Row]], list[tuple[str, str]]]:
+                 rows_of: Sequence[str] = ("T6",)) -> tuple[list[list[Row]], list[tuple[str, str]]]:
     """Each system fitted on TRN (choices on DEV), once per seed if its training draws
     random numbers (``System.seeded``), and scored on each file of ``tests``: a list of
     rows per test file; and the systems not installed, with why. ``settings(name)``: the
-    settings a system is built with beyond its registry entry's; ``rows_of``: the
-    paper's row of each test file (None: task 6's)."""
+    settings a system is built with beyond its registry entry's; ``rows_of``: the row of
+    the paper's Table 2 of each test file, whose figures are shown beside it."""
     rows: list[list[Row]] = [[] for _ in tests]
     unavailable: list[tuple[str, str]] = []
     for name in names:
@@ -207,15 +226,9 @@ def _fitted_rows(names: Sequence[str], pool: tuple[str, ...], trn, dv, tests: Se
         else:
             per_seed = [_fit_and_run(name, system, None, trn, dv, tests)]
         for i in range(len(tests)):
-            rows[i].append(Row(name, entry.description, paper_figures(entry, rows_of[i]),
+            rows[i].append(Row(name, entry.description, entry.reported(rows_of[i]),
                                tuple(runs[i] for runs in per_seed)))
     return rows, unavailable
-
-
-def paper_figures(entry, row: str | None) -> tuple[float | None, float | None]:
-    """The paper's (per-response, per-dialog) figure for ``entry`` on the row ``row`` of
-    its Table 2 (None: task 6's)."""
-    return entry.reported
 
 
 def _compared(rows: list[Row], tst, resamples: int, seed: int) -> tuple[Row, ...]:
@@ -259,18 +272,19 @@ def table2(train: str, dev: str, test: str, candidates: str | None = None, syste
 def table2_tests(train: str, dev: str, tests: Sequence[str], candidates: str | None = None,
                  systems: Sequence[str] | None = None, resamples: int = 1000, seed: int = 0,
                  seeds: Sequence[int] = (0,), settings: Callable[[str], dict] | None = None,
-                 rows_of: Sequence[str | None] | None = None) -> tuple[Table2, ...]:
+                 rows_of: Sequence[str] | None = None) -> tuple[Table2, ...]:
     """``table2`` on each file of ``tests``, every system fitted once (per seed) and
     scored on all of them: one Table2 a test file. ``settings(name)``: a system's
     settings beyond its registry entry's (a task's, say); ``rows_of``: the paper's row of
-    each test file (``evaluate.published.ROWS``; None: task 6's)."""
+    each test file (``evaluate.published.ROWS``; default: each file's own, ``paper_row``)."""
     seeds = checked_seeds(seeds)
     names = checked_names(systems)
     if not tests:
         raise Dstc2ConvError("no test file given")
-    rows_of = tuple(rows_of) if rows_of is not None else (None,) * len(tests)
     trn, dv = read_turns(train), read_turns(dev)
     tsts = [read_turns(test) for test in tests]
+    if rows_of is None:
+        rows_of = [row_of(test, sha256_file(test)) or "T6" for test in tests]
     check_data(os.fspath(train), os.fspath(dev), trn, dv)
     if candidates is not None:
         pool = read_candidates(candidates)
@@ -285,14 +299,14 @@ def table2_tests(train: str, dev: str, tests: Sequence[str], candidates: str | N
         raise Dstc2ConvError("none of the systems asked for is available: " +
                              "; ".join(f"{n}: {why}" for n, why in unavailable))
     tables = []
-    for test, tst, rows in zip(tests, tsts, per_test):
+    for test, tst, rows, row in zip(tests, tsts, per_test, rows_of):
         missing = len({t.gold.strip() for t in tst} - held)
         files = _data(train, trn), _data(dev, dv), _data(test, tst)
         parts = [f"train:{files[0].sha256[:12]}", f"dev:{files[1].sha256[:12]}",
                  f"candidates:{candidates_sha[:12] if candidates_sha else 'trn+dev+tst'}"]
         signature = metrics.signature(files[2].sha256, parts, metrics.Inputs(tuple(tst), ()), ["accuracy"])
         tables.append(Table2(*files, len(pool), candidates_from, missing, _compared(rows, tst, resamples, seed),
-                             tuple(unavailable), comparable(*files, candidates_sha), signature, seeds))
+                             tuple(unavailable), comparable(*files, candidates_sha), signature, seeds, row))
     return tuple(tables)
 
 
@@ -311,4 +325,5 @@ def checked_seeds(seeds: Sequence[int]) -> tuple[int, ...]:
     return tuple(seeds)
 
 
-__all__ = ["Table2", "Row", "Run", "checked_seeds", "DataFile", "table2", "table2_tests", "comparable", "BASE"]
+__all__ = ["Table2", "Row", "Run", "checked_seeds", "DataFile", "table2", "table2_tests", "comparable", "paper_row",
+           "BASE"]

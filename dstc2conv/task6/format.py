@@ -15,6 +15,7 @@ endings, one empty line after each dialog, no byte-order mark).
 """
 from __future__ import annotations
 
+import logging
 import os
 import re
 from dataclasses import dataclass
@@ -237,17 +238,33 @@ def iter_dialogs(path: str | os.PathLike) -> Iterator[Dialog]:
 
 
 def _file_text(path: str) -> str:
-    """A task-6 file's text. Its last line must end with a line end: a file cut short
-    mid-line (an interrupted copy, ``head -c``) would otherwise be read as whole, its last
-    text cut without a word said."""
+    """A task-6 file's text. A last line without a line end is read if it is a whole line
+    by the format (an exchange, a result fact, ``api_call no result``), with one warning
+    naming the file and line: files written by ``"\\n".join(lines)`` end so, as do some
+    published copies. A last line that is no valid line is refused: the file was cut short
+    mid-line (an interrupted copy, ``head -c``), and reading it as whole would cut its last
+    text without a word said. (A cut that leaves a whole line, or falls between dialogs,
+    cannot be told from a whole file.)"""
     text = read_text(path, "a task-6 file")
     if text and not text.endswith("\n"):
-        for _ in _parse_text(text, path):     # a line that is wrong is said first
-            pass
-        raise Dstc2ConvError("the last line has no line end, so the file may be cut short: "
-                             "a whole task-6 file ends with one (add it if the line is whole)",
-                             path, text.count("\n") + 1)
+        last = text.count("\n") + 1
+        try:
+            for _ in _parse_text(text, path):     # a line that is wrong is said first
+                pass
+        except Dstc2ConvError as exc:
+            if exc.line != last:
+                raise
+            raise Dstc2ConvError(f"the last line has no line end and is not a whole line ({exc.message}), so the "
+                                 "file may be cut short", path, last) from None
+        if (path, len(text)) not in _WARNED:
+            _WARNED.add((path, len(text)))
+            WARNINGS.warning(f"warning: {path}:{last}: the last line has no line end; read as a whole line "
+                             "(a file cut short there could not be told from it)")
     return text
+
+
+_WARNED: set = set()    # (path, length) of the files already warned of: one warning a file
+WARNINGS = logging.getLogger("dstc2conv")     # the reporter's notes; from Python, shown on stderr
 
 
 def read_dialogs(path: str | os.PathLike) -> list[Dialog]:

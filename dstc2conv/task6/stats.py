@@ -1,5 +1,5 @@
-"""The statistics of the paper's Table 1 for task-6 files, and how consistently a file's
-offers follow the ratings."""
+"""The statistics of the paper's Table 1 for task-6 files and bAbI tasks 1-5 files (the
+same line format), and how consistently a file's offers follow the ratings."""
 from __future__ import annotations
 
 import os
@@ -31,7 +31,11 @@ class FileStats:
     - ``vocabulary_size``: distinct whitespace-separated tokens, case kept, in the user
       utterances, the bot utterances and the context lines (line numbers left out;
       ``<SILENCE>`` counts as a token);
-    - ``candidate_set_size``: distinct bot utterances (api_calls included).
+    - ``candidate_set_size``: distinct bot utterances (api_calls included);
+    - ``row``: the paper's Table 2 row of a published file or one named as one
+      (``evaluate.published.row_of``: ``T1``..``T5``, ``T1-OOV``..``T5-OOV``, ``T6``), else None;
+    - ``utterances_per_dialog``: Table 1's total for tasks 1-5, user utterances + bot
+      utterances + API outputs (shown for a file of tasks 1-5).
     """
     file: str
     dialogs: int
@@ -41,6 +45,7 @@ class FileStats:
     api_outputs: int
     vocabulary_size: int
     candidate_set_size: int
+    row: str | None = None
 
     def _per_dialog(self, n: int) -> float:
         return n / self.dialogs if self.dialogs else 0.0
@@ -61,18 +66,29 @@ class FileStats:
     def api_outputs_per_dialog(self) -> float:
         return self._per_dialog(self.api_outputs)
 
+    @property
+    def utterances_per_dialog(self) -> float:
+        return self._per_dialog(self.user_utterances + self.bot_utterances + self.api_outputs)
+
+    @property
+    def babi(self) -> bool:
+        """A file of bAbI tasks 1-5 (by its row)."""
+        return self.row is not None and self.row != "T6"
+
     def to_dict(self) -> dict:
         out = asdict(self)
         out["user_utterances_per_dialog"] = round(self.user_per_dialog, 4)
         out["silent_user_turns_per_dialog"] = round(self.silent_per_dialog, 4)
         out["bot_utterances_per_dialog"] = round(self.bot_per_dialog, 4)
         out["api_outputs_per_dialog"] = round(self.api_outputs_per_dialog, 4)
+        out["utterances_per_dialog"] = round(self.utterances_per_dialog, 4)
         return out
 
 
-def file_stats(path: str | os.PathLike) -> FileStats:
-    """Table 1 for a task-6 file; a file without a dialog is an error. The dialogs are
-    read one at a time, never all held."""
+def file_stats(path: str | os.PathLike, row: str | None = None) -> FileStats:
+    """Table 1 for a task-6 (or bAbI tasks 1-5) file; a file without a dialog is an error.
+    The dialogs are read one at a time, never all held. ``row``: the file's row in the
+    paper's Table 2, if known (``evaluate.published.row_of``)."""
     path = os.fspath(path)
     users = silent = bots = outputs = dialogs = 0
     vocabulary: set[str] = set()
@@ -100,7 +116,7 @@ def file_stats(path: str | os.PathLike) -> FileStats:
                              "task-6 file", path)
     if not dialogs:
         raise Dstc2ConvError("no dialogs (the file is empty or only empty lines)", path)
-    return FileStats(path, dialogs, users, silent, bots, outputs, len(vocabulary), len(candidates))
+    return FileStats(path, dialogs, users, silent, bots, outputs, len(vocabulary), len(candidates), row)
 
 
 def rating_consistency(dialogs: Iterable[Dialog]) -> tuple[int, int]:
@@ -145,9 +161,13 @@ ROWS = (
     ("<SILENCE> user turns / dialog", lambda s: f"{s.silent_per_dialog:.2f}"),
     ("bot utterances / dialog", lambda s: f"{s.bot_per_dialog:.2f}"),
     ("API outputs / dialog", lambda s: f"{s.api_outputs_per_dialog:.2f}"),
+    ("utterances / dialog", lambda s: f"{s.utterances_per_dialog:.2f}"),   # (for a file of tasks 1-5)
     ("vocabulary size", lambda s: str(s.vocabulary_size)),
     ("candidate set size", lambda s: str(s.candidate_set_size)),
 )
+
+
+TOTAL = "utterances / dialog"
 
 
 def _column_names(rows: list[FileStats]) -> list[str]:
@@ -158,10 +178,12 @@ def _column_names(rows: list[FileStats]) -> list[str]:
 
 
 def format_stats(rows: list[FileStats]) -> str:
-    """An aligned table: one row per statistic, one column per file."""
+    """An aligned table: one row per statistic, one column per file. The total of
+    utterances per dialog (Table 1's for tasks 1-5) is shown when a file is of tasks 1-5."""
     rows = list(rows)
     header = [""] + _column_names(rows)
-    table = [header] + [[label] + [cell(r) for r in rows] for label, cell in ROWS]
+    shown = [(label, cell) for label, cell in ROWS if label != TOTAL or any(r.babi for r in rows)]
+    table = [header] + [[label] + [cell(r) for r in rows] for label, cell in shown]
     widths = [max(len(line[c]) for line in table) for c in range(len(header))]
     out = []
     for line in table:
