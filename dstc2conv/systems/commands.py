@@ -158,7 +158,9 @@ def load_model(model: str, systems: tuple = ()):
         classes = {class_path(entry(name).system_class()) for name in systems}
         if found not in systems and not (found == meta["class"] and found in classes):
             raise Dstc2ConvError(f"a model of {found}, not of {' or '.join(systems)}", os.path.join(model, "model.json"))
-    system = load(model)
+        system = load(model, found if found in systems else None)
+    else:
+        system = load(model)
     if not system.fitted():
         raise Dstc2ConvError(f"a damaged model: {system.label()} is not fitted by what the folder holds", model)
     return system
@@ -237,7 +239,12 @@ def _trained_among(system) -> dict | None:
 
 def _cmd_predict(args) -> int:
     return predict(PredictOptions(args.model, args.data, args.out, args.rank, args.candidates, args.json, args.quiet,
-                                  args.systems))
+                                  _systems(args)))
+
+
+def _systems(args) -> tuple:
+    """The systems the model must be of: the alias's, or the one ``--system`` names."""
+    return (args.system,) if getattr(args, "system", None) else args.systems
 
 
 def explain(options: ExplainOptions) -> list[str]:
@@ -260,7 +267,7 @@ def explain(options: ExplainOptions) -> list[str]:
 
 
 def _cmd_explain(args) -> int:
-    options = ExplainOptions(args.model, args.data, args.dialog, args.turn, args.top, args.systems)
+    options = ExplainOptions(args.model, args.data, args.dialog, args.turn, args.top, _systems(args))
     print("\n".join(explain(options)))
     return 0
 
@@ -333,10 +340,13 @@ def add_parsers(sub) -> None:
     p.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="a setting of the system (repeatable): --set hops=3 --set optimizer=sgd")
     p.set_defaults(func=_cmd_train)
-    add_predict_options(sub.add_parser("predict", help="a trained model's responses for a task-6 file, and their "
-                                                       "score"))
-    add_explain_options(sub.add_parser("explain", help="why a trained model answers a turn as it does (the "
-                                                       "systems that can say)"))
+    for p in (sub.add_parser("predict", help="a trained model's responses for a task-6 file, and their score"),
+              sub.add_parser("explain", help="why a trained model answers a turn as it does (the systems that can "
+                                             "say)")):
+        (add_predict_options if p.prog.endswith("predict") else add_explain_options)(p)
+        p.add_argument("--system", metavar="NAME",
+                       help="the system the model must be of; a model of your own (module:Class) is loaded only "
+                            "when named so, since loading it imports its module")
 
 
 def add_alias(sub, name: str, help: str, systems: tuple, match: bool = False, explain: bool = False) -> None:
