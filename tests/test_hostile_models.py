@@ -4,6 +4,7 @@ folder, and any change to a valid model folder's bytes is read whole or refused 
 line (a property test)."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -177,7 +178,57 @@ def test_a_crafted_array_header_is_one_line(tmp_path, valid):
     with zipfile.ZipFile(body, "w") as archive:
         archive.writestr("A.npy", b"\x93NUMPY\x01\x00\x20\x00{'descr': __import__('os').system(\n      ")
     (folder / "weights.npz").write_bytes(body.getvalue())
+    with pytest.raises(Dstc2ConvError, match="model: weights.npz is not the one this model was saved with"):
+        registry.load(folder)
+    _meta(folder, weights_sha256=hashlib.sha256(body.getvalue()).hexdigest())     # its checksum made to match
     with pytest.raises(Dstc2ConvError, match="weights.npz: cannot read the weights"):
+        registry.load(folder)
+
+
+def _changed_weight(folder) -> None:
+    """One byte of an array's data changed in weights.npz, the member's CRC-32 computed
+    anew: a zip that reads without complaint."""
+    import io
+    import zipfile
+
+    path = folder / "weights.npz"
+    with zipfile.ZipFile(path) as archive:
+        members = [(info, archive.read(info)) for info in archive.infolist()]
+    body = io.BytesIO()
+    with zipfile.ZipFile(body, "w") as archive:
+        for i, (info, data) in enumerate(members):
+            if i == 0:
+                data = data[:-1] + bytes([data[-1] ^ 0x01])       # the last byte: array data, not the header
+            archive.writestr(info, data)
+    path.write_bytes(body.getvalue())
+    with zipfile.ZipFile(path) as archive:
+        assert archive.testzip() is None
+
+
+def test_a_changed_weight_is_refused_naming_the_folder(valid, tmp_path, capsys):
+    folder = tmp_path / "model"
+    shutil.copytree(valid / "model", folder)
+    meta = json.loads((folder / "model.json").read_text())
+    assert meta["weights_sha256"] == hashlib.sha256((folder / "weights.npz").read_bytes()).hexdigest()
+    _changed_weight(folder)
+    with pytest.raises(Dstc2ConvError) as raised:
+        registry.load(folder)
+    assert str(raised.value) == (f"{folder}: weights.npz is not the one this model was saved with (its SHA-256 is "
+                                 "not the one model.json records): train it again or restore the file")
+    code = run(["predict", "--model", str(folder), "--data", str(valid / "t.txt"), "--out", str(tmp_path / "p.txt")])
+    assert (code, capsys.readouterr().err) == (2, f"dstc2conv: error: {raised.value}\n")
+    assert not (tmp_path / "p.txt").exists()
+
+
+def test_a_folder_saved_before_the_checksum_was_recorded_is_read(valid, tmp_path):
+    folder = tmp_path / "model"
+    shutil.copytree(valid / "model", folder)
+    meta = json.loads((folder / "model.json").read_text())
+    del meta["weights_sha256"]
+    (folder / "model.json").write_text(json.dumps(meta))
+    dstc2conv.rank(registry.load(folder), str(valid / "t.txt"), 3)
+    _meta(folder, weights_sha256="not a checksum")
+    with pytest.raises(Dstc2ConvError, match="model.json: a damaged model: 'weights_sha256' is not a SHA-256 in hex"):
         registry.load(folder)
 
 

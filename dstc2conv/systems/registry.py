@@ -212,7 +212,7 @@ def load(folder: str | os.PathLike, system: str | None = None) -> System:
     try:
         built = cls(**meta["settings"])
         weights = model_folder.member(folder, model_folder.WEIGHTS)
-        arrays = model_folder.read_arrays(weights, built.expected_arrays(meta["facts"]))
+        arrays = model_folder.read_arrays(weights, built.expected_arrays(meta["facts"]), meta.get("weights_sha256"))
         built.restore(meta["facts"], arrays)
     except Dstc2ConvError as exc:
         if exc.path:
