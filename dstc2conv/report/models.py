@@ -36,9 +36,9 @@ def curve_of(meta: dict) -> tuple:
 
 
 def view(name: str, folder: str, turns: Sequence, outcomes: Sequence[bool], limit: int) -> ModelView:
+    from ..reporter import note
     from ..systems.folder import read_meta
     from ..systems.interface import one_thread
-    from ..reporter import note
     from ..systems.registry import load, trusted
 
     meta = read_meta(folder)
