@@ -239,4 +239,5 @@ def docs_table() -> str:
     return "\n".join(lines)
 
 
-__all__ = ["docs_table", "reported", "trusted", "Entry", "NotAvailable", "SYSTEMS", "NAMES", "GROUP", "entry", "build", "load", "plugins"]
+__all__ = ["docs_table", "reported", "trusted", "Entry", "NotAvailable", "SYSTEMS", "NAMES", "GROUP", "entry", "build",
+           "load", "plugins"]
