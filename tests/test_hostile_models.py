@@ -40,9 +40,47 @@ def test_training_data_too_wide_for_memory_is_one_line_before_it_is_made(tmp_pat
                 "--model", str(tmp_path / "m"), "--quiet"])
     err = capsys.readouterr().err
     assert code == 2 and len(err.splitlines()) == 1
-    assert "memn2n: 64825 words, 2406 candidates and these settings would take about 757 MB" in err
+    # the files whose words and responses these are: the training file and the dev file
+    assert err.startswith(f"dstc2conv: error: {tmp_path / 'trn.txt'}, {tmp_path / 'dev.txt'}: memn2n: 64825 words, "
+                          "2406 candidates and these settings would take about 757 MB")
     assert "more than the 512 MB a neural system may take" in err
     assert not os.path.exists(tmp_path / "m")
+
+
+def test_every_refusal_of_data_too_wide_names_its_files(tmp_path, capsys):
+    _wide(tmp_path / "trn.txt", 2_400, 26)
+    (tmp_path / "dev.txt").write_text(SMALL)
+    (tmp_path / "tst.txt").write_text(toy.TST)
+    trn, dev, tst = (str(tmp_path / f"{name}.txt") for name in ("trn", "dev", "tst"))
+    code = run(["table2", "--train", trn, "--dev", dev, "--test", tst, "--systems", "memn2n", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"dstc2conv: error: {trn}, {dev}, {tst}: memn2n: 64825 words, ") \
+        and len(err.splitlines()) == 1
+    with pytest.raises(Dstc2ConvError) as raised:            # from Python, fitted on the files' paths
+        dstc2conv.system("memn2n").fit(trn, dev)
+    assert raised.value.path == f"{trn}, {dev}" and raised.value.message.startswith("memn2n: 64825 words, ")
+    with pytest.raises(Dstc2ConvError) as raised:            # on their turns: the files are not known
+        dstc2conv.system("memn2n").fit(dstc2conv.turns(trn), dstc2conv.turns(dev))
+    assert raised.value.path is None
+    with pytest.raises(Dstc2ConvError) as raised:
+        dstc2conv.table2(trn, dev, tst, systems=["memn2n"])
+    assert raised.value.path == f"{trn}, {dev}, {tst}"
+
+
+def test_candidates_too_many_for_a_model_name_the_candidates_file(tmp_path, capsys):
+    """A model of 26,000 words, given 5,000 candidates: 520 MB of their bags of words."""
+    (tmp_path / "t.txt").write_text(SMALL)
+    _wide(tmp_path / "trn.txt", 1_000, 26)
+    assert run(["train", "--system", "memn2n", "--train", str(tmp_path / "trn.txt"), "--dev", str(tmp_path / "t.txt"),
+                "--model", str(tmp_path / "m"), "--set", "epochs=1", "--set", "dimension=4", "--quiet"]) == 0
+    capsys.readouterr()
+    candidates = tmp_path / "candidates.txt"
+    gold = sorted({line.partition("\t")[2] for line in SMALL.splitlines() if "\t" in line})
+    candidates.write_text("".join(f"1 {c}\n" for c in (*gold, *(f"reply {i}" for i in range(5_000)))))
+    code = run(["predict", "--model", str(tmp_path / "m"), "--data", str(tmp_path / "t.txt"), "--candidates",
+                str(candidates), "--out", str(tmp_path / "p.txt")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"dstc2conv: error: {candidates}: memn2n: ") and "more than the 512 MB" in err
 
 
 def test_settings_too_large_for_memory_are_refused_when_the_system_is_made():

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Union
 
-from ..errors import Dstc2ConvError
+from ..errors import Dstc2ConvError, naming
 
 if TYPE_CHECKING:
     import pandas
@@ -250,8 +250,9 @@ def table2(train: Path, dev: Path, test: Path, *, candidates: Path | None = None
 
     if isinstance(systems, str):
         raise TypeError("systems: give a list of names, e.g. ['rules', 'tfidf']")
-    result = run_table2(os.fspath(train), os.fspath(dev), os.fspath(test),
-                        None if candidates is None else os.fspath(candidates), systems, resamples, seed, seeds)
+    with naming(train, dev, test, candidates):
+        result = run_table2(os.fspath(train), os.fspath(dev), os.fspath(test),
+                            None if candidates is None else os.fspath(candidates), systems, resamples, seed, seeds)
     return _table2_result()(**{f.name: getattr(result, f.name) for f in dataclasses.fields(result)})
 
 

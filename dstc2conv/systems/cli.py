@@ -30,11 +30,12 @@ def seed_list(text: str) -> tuple[int, ...]:
 
 
 def _cmd_table2(args) -> int:
+    from ..errors import naming
     from ..reporter import reporting
     from .table2 import table2
 
     systems = None if args.systems is None else [s.strip() for s in args.systems.split(",") if s.strip()]
-    with reporting(notes=not args.quiet):
+    with reporting(notes=not args.quiet), naming(args.train, args.dev, args.test, args.candidates):
         result = table2(args.train, args.dev, args.test, args.candidates, systems, args.bootstrap, args.seed,
                         args.seeds)
     if args.json:

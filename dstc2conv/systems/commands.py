@@ -19,7 +19,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from ..errors import Dstc2ConvError
+from ..errors import Dstc2ConvError, naming
 from ..reporter import note, reporting
 
 
@@ -105,16 +105,17 @@ def train(options: TrainOptions):
     trn, dv = read_turns(options.train), read_turns(options.dev)
     check_data(options.train, options.dev, trn, dv)
     pool, origin = training_candidates(options, trn, dv)
-    system = entry.build(pool, **_settings(options))
-    if not entry.ranks_candidates():
-        if pool is not None:
-            note(f"{entry.name} takes no candidates: --candidates and --test are not used")
-        origin = None
-    tried = ()
-    if options.search:
-        system, tried = search(system, getattr(type(system), "GRID", {}), trn, dv)
-    else:
-        system.fit(trn, dv)
+    with naming(options.train, options.dev, options.test, options.candidates):   # the files the data came from
+        system = entry.build(pool, **_settings(options))
+        if not entry.ranks_candidates():
+            if pool is not None:
+                note(f"{entry.name} takes no candidates: --candidates and --test are not used")
+            origin = None
+        tried = ()
+        if options.search:
+            system, tried = search(system, getattr(type(system), "GRID", {}), trn, dv)
+        else:
+            system.fit(trn, dv)
     about = {"train": os.path.basename(options.train), "train_sha256": sha256_file(options.train),
              "dev": os.path.basename(options.dev), "dev_sha256": sha256_file(options.dev),
              **({"candidates_from": origin} if origin else {}),
@@ -202,7 +203,8 @@ def predict(options: PredictOptions) -> int:
     start = time.perf_counter()
     system = load_model(options.model, options.systems)
     turns = read_turns(options.data)
-    count, where = _candidates(system, options, turns)
+    with naming(*((options.candidates,) if options.candidates else (options.model, options.data))):
+        count, where = _candidates(system, options, turns)
     with reporting(notes=not options.quiet):
         rankings = run(system, turns, options.rank or 1, progress=progress_lines("predicting"))
     predictions = [r[0] for r in rankings]

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from ...errors import Dstc2ConvError
+from ...errors import DataRefused, Dstc2ConvError
 from ...limits import MB
 from ...reporter import note
 from ...task6.candidates import distinct
@@ -120,7 +120,7 @@ class Learned(System):
         need = self.footprint(words, candidates)
         if need > MAX_BYTES:
             what = "these settings" if settings_alone else f"{words} words, {candidates} candidates and these settings"
-            raise Dstc2ConvError(f"{self.name}: {what} would take "
+            raise (Dstc2ConvError if settings_alone else DataRefused)(f"{self.name}: {what} would take "
                                  f"about {need // MB} MB, more than the {MAX_BYTES // MB} MB a neural system may "
                                  "take: fewer distinct words or responses, or a smaller dimension, batch or "
                                  "negatives")
