@@ -96,9 +96,20 @@ def _parse_systems(options: _ScoreOptions) -> tuple[str, list[tuple[str, str]]]:
     return ref, [("PREDS", preds)] + ([("PREDS2", options.compare)] if options.compare is not None else [])
 
 
+def _files(args) -> tuple[str, ...]:
+    """PREDS and REF (REF alone with --system), REF by position or by --data."""
+    files = tuple(args.files)
+    if args.data is None:
+        return files
+    if len(files) > (0 if args.system else 1):
+        raise Dstc2ConvError(f"--data {args.data} and {files[-1]} by position: give the task-6 file once (dstc2conv "
+                             "score PREDS --data REF, or dstc2conv score PREDS REF)")
+    return (*files, args.data)
+
+
 def _cmd_score(args) -> int:
     options = _ScoreOptions(
-        files=tuple(args.files), system=tuple(args.system or ()), metrics=args.metrics, match=args.match,
+        files=_files(args), system=tuple(args.system or ()), metrics=args.metrics, match=args.match,
         kb=args.kb, candidates=args.candidates, dstc6=args.dstc6, turns=args.turns, list_metrics=args.list_metrics,
         markdown=args.markdown, json=args.json, manifest=args.manifest, compare=args.compare, flips=args.flips,
         bootstrap=args.bootstrap, seed=args.seed, baseline=args.baseline)
@@ -557,7 +568,9 @@ def add_parser(sub) -> None:
                                    "--compare, the paired comparison of two systems; with --system (repeated), "
                                    "a table of several.")
     p.add_argument("files", nargs="*", metavar="PREDS REF", help="the predictions and the task-6 file they answer "
-                   "(REF alone with --system)")
+                   "(REF alone with --system; or REF by --data)")
+    p.add_argument("--data", metavar="REF", help="the task-6 file the predictions answer, as predict, report and "
+                   "rules score take it (instead of REF by position)")
     p.add_argument("--system", action="append", metavar="NAME=PREDS",
                    help="a system's predictions, for a table of several systems (repeatable; the first is the "
                         "one the others are compared with)")
