@@ -217,10 +217,9 @@ def rules_report(rules: RuleSet | Path, data: Path, *, top: int | None = None, b
 def system(name: str, candidates: Sequence[str] | None = None, **settings) -> System:
     """A system by name, built with its settings as keywords and, for one that ranks
     candidates, ``candidates``; not fitted: ``system("tfidf", input="last").fit(train)``.
-    ``name``: one of the registry's (``rules``, ``tfidf``, ``nn``, ``embeddings``,
-    ``memn2n``, ``memn2n+match``, ``rules+learned``; ``dstc2conv table2 --help`` lists
-    them), one an installed package registers (entry-point group ``dstc2conv.systems``),
-    or ``module:Class`` (on ``sys.path`` or in the current folder)."""
+    ``name``: one of the registry's (``dstc2conv.systems.registry.NAMES``; ``dstc2conv
+    table2 --help`` lists them), one an installed package registers (entry-point group
+    ``dstc2conv.systems``), or ``module:Class`` (on ``sys.path`` or in the current folder)."""
     from ..systems.registry import build
 
     return build(name, None if candidates is None else tuple(candidates), **settings)

@@ -281,9 +281,10 @@ def add_train_options(p, system: bool = True) -> None:
     from ..arguments import at_least
 
     if system:
+        from .registry import listed
+
         p.add_argument("--system", required=True, metavar="NAME",
-                       help="the system: a name of the registry (dstc2conv table2 --help lists them), a plugin's, "
-                            "or module:Class")
+                       help=f"the system: one of the registry's ({listed()}), a plugin's, or module:Class")
     p.add_argument("--train", required=True, metavar="T6FILE", help="the task-6 training file")
     p.add_argument("--dev", required=True, metavar="T6FILE",
                    help="the task-6 dev file: early stopping (and, with --search, the settings) chosen on it")

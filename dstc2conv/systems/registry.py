@@ -231,6 +231,12 @@ def reported(figures: tuple[float | None, float | None]) -> str:
     return " / ".join("-" if f is None else f"{f:.1f}%" for f in figures)
 
 
+def listed(code: bool = False) -> str:
+    """The registry's names as help texts and the docs list them: ``rules, tfidf, ...``
+    (``code``: each in backticks, as markdown)."""
+    return ", ".join(f"`{name}`" if code else name for name in NAMES)
+
+
 def docs_table() -> str:
     """The markdown table of the registry (docs/table2.md holds it, a test checks it)."""
     lines = ["| name | the paper's row | paper, per response / per dialog | what it is |", "|---|---|---|---|"]
@@ -239,5 +245,5 @@ def docs_table() -> str:
     return "\n".join(lines)
 
 
-__all__ = ["docs_table", "reported", "trusted", "Entry", "NotAvailable", "SYSTEMS", "NAMES", "GROUP", "entry", "build",
+__all__ = ["docs_table", "listed", "reported", "trusted", "Entry", "NotAvailable", "SYSTEMS", "NAMES", "GROUP", "entry", "build",
            "load", "plugins"]
