@@ -176,6 +176,18 @@ def test_the_task6_file_is_given_by_position_or_by_data(tmp_path, capsys):
                 "PREDS --data REF, or dstc2conv score PREDS REF)\n")
     assert _score(capsys, preds, ref, "--data", ref) == (2, *both)
     assert _score(capsys, ref, "--data", ref, "--system", f"a={preds}") == (2, *both)
+    code, out, err = _score(capsys, ref)
+    assert (code, out) == (2, "") and err == ("dstc2conv: error: give PREDS and REF (or PREDS --data REF, or REF and "
+                                              "--system NAME=PREDS ...)\n")
+
+
+def test_the_files_swapped_say_their_order(tmp_path, capsys):
+    ref = _ref(tmp_path)
+    preds = _write(tmp_path / "preds.txt", RULE_PREDS)
+    code, out, err = _score(capsys, ref, preds)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"dstc2conv: error: {preds}:1: expected '<number> <text>'")
+    assert err.endswith(" (not a task-6 file: the files in order are PREDS, then REF)\n")
 
 
 def test_the_rules_predictions_score_the_same_in_score_and_rules_score(tmp_path, capsys):

@@ -91,7 +91,7 @@ def _parse_systems(options: _ScoreOptions) -> tuple[str, list[tuple[str, str]]]:
             out.append((name, path))
         return options.files[0], out
     if len(options.files) != 2:
-        raise Dstc2ConvError("give PREDS and REF (or REF and --system NAME=PREDS ...)")
+        raise Dstc2ConvError("give PREDS and REF (or PREDS --data REF, or REF and --system NAME=PREDS ...)")
     preds, ref = options.files
     return ref, [("PREDS", preds)] + ([("PREDS2", options.compare)] if options.compare is not None else [])
 
@@ -136,7 +136,13 @@ def _score(options: _ScoreOptions) -> None:
     ref, given = _parse_systems(options)
     several = bool(options.system)
     _check_flags(options, ref, given)
-    dialogs = read_dialogs(ref)
+    try:
+        dialogs = read_dialogs(ref)
+    except Dstc2ConvError as exc:
+        if exc.path == ref and exc.line == 1 and not several and ref == options.files[-1]:
+            raise Dstc2ConvError(f"{exc.message} (not a task-6 file: the files in order are PREDS, then REF)",
+                                 exc.path, exc.line, exc.rule_id) from None
+        raise
     turns = turns_of(dialogs)
     if not turns:
         raise Dstc2ConvError("no bot turns", ref)
