@@ -126,5 +126,6 @@ def test_the_report_shows_the_model_folders_of_systems_of_ones_own(folder, capsy
                           "--out", "page.html")
     assert (code, out) == (0, "page.html\n"), err
     assert "m-own: a model of ownsystem:Frequent, a system of your own: no attention shown" in err
+    assert err.endswith(", 7 turns, 2 systems\n")
     page = (folder / "page.html").read_text()
     assert "m-plugin" in page and "m-own" in page
