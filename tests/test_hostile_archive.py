@@ -118,6 +118,8 @@ def test_the_probes_of_a_file_are_bounded_in_time(tmp_path, capsys, monkeypatch)
     from dstc2conv.systems.rules import ruleset
 
     monkeypatch.setattr(ruleset, "PROBE_SECONDS", 1e-9)
+    clock = iter(range(10**6))      # the CPU clock moves at each look, however coarse the machine's
+    monkeypatch.setattr(conditions.time, "thread_time", lambda: next(clock) / 100)
     rules, _ = write_rule_files(tmp_path, _rules_with(["hello", "there", "again"]), ONTOLOGY, "1 hi\tWelcome .\n")
     assert run(["rules", "check", "--rules", rules]) == 2
     err = capsys.readouterr().err
@@ -126,7 +128,11 @@ def test_the_probes_of_a_file_are_bounded_in_time(tmp_path, capsys, monkeypatch)
 
 
 def test_the_regular_expressions_of_a_run_are_bounded_in_time(tmp_path, capsys, monkeypatch):
-    """Each text under the per-text limit, but the run stopped at its total, naming the rule."""
+    """Each text under the per-text limit, but the run stopped at its total, naming the
+    rule. The CPU clock the budget reads moves 0.01 s at each look, so that each search
+    takes 0.01 s whatever the machine: 400 texts take 4 s, past the 1 s allowed."""
+    clock = iter(range(10**6))
+    monkeypatch.setattr(conditions.time, "thread_time", lambda: next(clock) / 100)
     monkeypatch.setattr(conditions, "RUN_SECONDS", 1.0)
     rules = RULES.replace("{missing: food}", "{user_regex: '(ab|ab)+$'}")
     dialog = "".join(f"1 <SILENCE>\tWelcome .\n2 t{i} {'ab' * 13}!\tWhich food?\n\n" for i in range(400))
