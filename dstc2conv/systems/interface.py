@@ -154,7 +154,8 @@ def _fitting(fit):
 
             check_data(os.fspath(train), os.fspath(dev) if isinstance(dev, (str, os.PathLike)) else None,
                        train_turns, dev_turns)
-        files = [data for data in (train, dev) if isinstance(data, (str, os.PathLike))]
+        files = [data for data in (train, dev) if isinstance(data, (str, os.PathLike))] \
+            if isinstance(train, (str, os.PathLike)) else []        # named only where the training data is a file
         with one_thread(), naming(*files):
             result = fit(self, train_turns, dev_turns, *args, **kwargs)
         if result is not self:

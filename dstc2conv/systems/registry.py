@@ -206,7 +206,8 @@ def load(folder: str | os.PathLike, system: str | None = None) -> System:
         raise Dstc2ConvError(exc.message, path) from None
     except Dstc2ConvError:
         raise Dstc2ConvError(f"a model of {name}, which is not a system of this dstc2conv nor of a plugin; one of "
-                             f"your own is loaded when you name it: load(folder, system={name!r}), or --system {name}", path) from None
+                             f"your own is loaded when you name it: load(folder, system={name!r}), or --system "
+                             f"{name}", path) from None
     if model_folder.class_path(cls) != meta["class"]:
         raise Dstc2ConvError(f"a model of {meta['class']}, but {name} is {model_folder.class_path(cls)} here", path)
     try:

@@ -87,8 +87,8 @@ class HCN(System):
         need = footprint(features, columns, actions, self.hidden, self.dimension)
         if need > MAX_BYTES:
             raise DataRefused(f"hcn: {features} features, {actions} actions, hidden {self.hidden} and dimension "
-                                 f"{self.dimension} would take about {need // MB} MB, more than the "
-                                 f"{MAX_BYTES // MB} MB allowed: give a smaller hidden or dimension")
+                              f"{self.dimension} would take about {need // MB} MB, more than the "
+                              f"{MAX_BYTES // MB} MB allowed: give a smaller hidden or dimension")
 
     def _compile(self) -> None:
         rules = self.rules
