@@ -97,11 +97,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .systems.registry import listed
+
     parser = _Parser(
         prog="dstc2conv",
-        description="Rebuild bAbI dialog task 6 from the raw DSTC2 corpus, and run and score systems on it: rules, "
-                    "tfidf, nn, embeddings, memn2n, memn2n+match, rules+learned, or your own (module:Class). table2 "
-                    "runs them all beside the paper's figures; train, predict and explain take any system by name.",
+        description=f"Rebuild bAbI dialog task 6 from the raw DSTC2 corpus, and run and score systems on it: "
+                    f"{listed()}, or your own (module:Class). table2 runs them all beside the paper's figures; "
+                    "train, predict and explain take any system by name.",
     )
     parser.add_argument("--version", action="version", version=f"dstc2conv {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

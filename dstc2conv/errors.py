@@ -1,6 +1,9 @@
 """The one family of errors the library raises; only the CLI prints them."""
 from __future__ import annotations
 
+import contextlib
+import os
+
 
 class Dstc2ConvError(Exception):
     """Bad input or a failed step: says where (file, line or turn) and what is wrong.
@@ -28,6 +31,25 @@ class Dstc2ConvError(Exception):
             where = f"{self.line}: "
         suffix = f" ({self.rule_id})" if self.rule_id else ""
         return one_line(f"{where}{self.message}{suffix}")
+
+
+class DataRefused(Dstc2ConvError):
+    """Refused for what some data holds (words and candidates too many for memory, no
+    training pairs), raised where the data's files are not known: the code that read
+    them names them (``naming``)."""
+
+
+@contextlib.contextmanager
+def naming(*paths):
+    """A ``DataRefused`` raised in the block without a file gets the files ``paths``
+    (those not None) as its path: ``trn.txt, dev.txt: memn2n: 200032 words, ...``."""
+    try:
+        yield
+    except DataRefused as exc:
+        given = [os.fspath(p) for p in paths if p is not None]
+        if exc.path is not None or not given:
+            raise
+        raise DataRefused(exc.message, ", ".join(dict.fromkeys(given)), exc.line, exc.rule_id) from None
 
 
 def shown(name: str, width: int = 80) -> str:

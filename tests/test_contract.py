@@ -219,8 +219,15 @@ def test_a_damaged_settings_file_is_one_line(saved, edit, message):
     assert len(str(caught.value).splitlines()) == 1       # whatever the file holds, the message is one line
 
 
-def _weights(saved, arrays):
-    (saved / "weights.npz").write_bytes(folder.npz_bytes(arrays))
+def _weights(saved, arrays_or_bytes):
+    """Other weights, and model.json's checksum of them: what the checks of the arrays see."""
+    import hashlib
+
+    data = arrays_or_bytes if isinstance(arrays_or_bytes, bytes) else folder.npz_bytes(arrays_or_bytes)
+    (saved / "weights.npz").write_bytes(data)
+    meta = json.loads((saved / "model.json").read_text())
+    meta["weights_sha256"] = hashlib.sha256(data).hexdigest()
+    (saved / "model.json").write_text(json.dumps(meta))
 
 
 @pytest.mark.parametrize("arrays, message", [
@@ -245,6 +252,6 @@ def test_weights_claiming_more_than_the_bound_are_refused_before_they_are_read(s
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("weights.npy", b"\x93NUMPY" + header.getvalue()[6:] + b"\0" * 1000)
-    (saved / "weights.npz").write_bytes(out.getvalue())
+    _weights(saved, out.getvalue())
     with pytest.raises(Dstc2ConvError, match="the weights claim 4096 MB unpacked, more than the 512 MB a model may hold"):
         _load(saved)

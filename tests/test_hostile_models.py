@@ -4,6 +4,7 @@ folder, and any change to a valid model folder's bytes is read whole or refused 
 line (a property test)."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -39,9 +40,47 @@ def test_training_data_too_wide_for_memory_is_one_line_before_it_is_made(tmp_pat
                 "--model", str(tmp_path / "m"), "--quiet"])
     err = capsys.readouterr().err
     assert code == 2 and len(err.splitlines()) == 1
-    assert "memn2n: 64825 words, 2406 candidates and these settings would take about 757 MB" in err
+    # the files whose words and responses these are: the training file and the dev file
+    assert err.startswith(f"dstc2conv: error: {tmp_path / 'trn.txt'}, {tmp_path / 'dev.txt'}: memn2n: 64825 words, "
+                          "2406 candidates and these settings would take about 757 MB")
     assert "more than the 512 MB a neural system may take" in err
     assert not os.path.exists(tmp_path / "m")
+
+
+def test_every_refusal_of_data_too_wide_names_its_files(tmp_path, capsys):
+    _wide(tmp_path / "trn.txt", 2_400, 26)
+    (tmp_path / "dev.txt").write_text(SMALL)
+    (tmp_path / "tst.txt").write_text(toy.TST)
+    trn, dev, tst = (str(tmp_path / f"{name}.txt") for name in ("trn", "dev", "tst"))
+    code = run(["table2", "--train", trn, "--dev", dev, "--test", tst, "--systems", "memn2n", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"dstc2conv: error: {trn}, {dev}, {tst}: memn2n: 64825 words, ") \
+        and len(err.splitlines()) == 1
+    with pytest.raises(Dstc2ConvError) as raised:            # from Python, fitted on the files' paths
+        dstc2conv.system("memn2n").fit(trn, dev)
+    assert raised.value.path == f"{trn}, {dev}" and raised.value.message.startswith("memn2n: 64825 words, ")
+    with pytest.raises(Dstc2ConvError) as raised:            # on their turns: the files are not known
+        dstc2conv.system("memn2n").fit(dstc2conv.turns(trn), dstc2conv.turns(dev))
+    assert raised.value.path is None
+    with pytest.raises(Dstc2ConvError) as raised:
+        dstc2conv.table2(trn, dev, tst, systems=["memn2n"])
+    assert raised.value.path == f"{trn}, {dev}, {tst}"
+
+
+def test_candidates_too_many_for_a_model_name_the_candidates_file(tmp_path, capsys):
+    """A model of 26,000 words, given 5,000 candidates: 520 MB of their bags of words."""
+    (tmp_path / "t.txt").write_text(SMALL)
+    _wide(tmp_path / "trn.txt", 1_000, 26)
+    assert run(["train", "--system", "memn2n", "--train", str(tmp_path / "trn.txt"), "--dev", str(tmp_path / "t.txt"),
+                "--model", str(tmp_path / "m"), "--set", "epochs=1", "--set", "dimension=4", "--quiet"]) == 0
+    capsys.readouterr()
+    candidates = tmp_path / "candidates.txt"
+    gold = sorted({line.partition("\t")[2] for line in SMALL.splitlines() if "\t" in line})
+    candidates.write_text("".join(f"1 {c}\n" for c in (*gold, *(f"reply {i}" for i in range(5_000)))))
+    code = run(["predict", "--model", str(tmp_path / "m"), "--data", str(tmp_path / "t.txt"), "--candidates",
+                str(candidates), "--out", str(tmp_path / "p.txt")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"dstc2conv: error: {candidates}: memn2n: ") and "more than the 512 MB" in err
 
 
 def test_settings_too_large_for_memory_are_refused_when_the_system_is_made():
@@ -177,7 +216,57 @@ def test_a_crafted_array_header_is_one_line(tmp_path, valid):
     with zipfile.ZipFile(body, "w") as archive:
         archive.writestr("A.npy", b"\x93NUMPY\x01\x00\x20\x00{'descr': __import__('os').system(\n      ")
     (folder / "weights.npz").write_bytes(body.getvalue())
+    with pytest.raises(Dstc2ConvError, match="model: weights.npz is not the one this model was saved with"):
+        registry.load(folder)
+    _meta(folder, weights_sha256=hashlib.sha256(body.getvalue()).hexdigest())     # its checksum made to match
     with pytest.raises(Dstc2ConvError, match="weights.npz: cannot read the weights"):
+        registry.load(folder)
+
+
+def _changed_weight(folder) -> None:
+    """One byte of an array's data changed in weights.npz, the member's CRC-32 computed
+    anew: a zip that reads without complaint."""
+    import io
+    import zipfile
+
+    path = folder / "weights.npz"
+    with zipfile.ZipFile(path) as archive:
+        members = [(info, archive.read(info)) for info in archive.infolist()]
+    body = io.BytesIO()
+    with zipfile.ZipFile(body, "w") as archive:
+        for i, (info, data) in enumerate(members):
+            if i == 0:
+                data = data[:-1] + bytes([data[-1] ^ 0x01])       # the last byte: array data, not the header
+            archive.writestr(info, data)
+    path.write_bytes(body.getvalue())
+    with zipfile.ZipFile(path) as archive:
+        assert archive.testzip() is None
+
+
+def test_a_changed_weight_is_refused_naming_the_folder(valid, tmp_path, capsys):
+    folder = tmp_path / "model"
+    shutil.copytree(valid / "model", folder)
+    meta = json.loads((folder / "model.json").read_text())
+    assert meta["weights_sha256"] == hashlib.sha256((folder / "weights.npz").read_bytes()).hexdigest()
+    _changed_weight(folder)
+    with pytest.raises(Dstc2ConvError) as raised:
+        registry.load(folder)
+    assert str(raised.value) == (f"{folder}: weights.npz is not the one this model was saved with (its SHA-256 is "
+                                 "not the one model.json records): train it again or restore the file")
+    code = run(["predict", "--model", str(folder), "--data", str(valid / "t.txt"), "--out", str(tmp_path / "p.txt")])
+    assert (code, capsys.readouterr().err) == (2, f"dstc2conv: error: {raised.value}\n")
+    assert not (tmp_path / "p.txt").exists()
+
+
+def test_a_folder_saved_before_the_checksum_was_recorded_is_read(valid, tmp_path):
+    folder = tmp_path / "model"
+    shutil.copytree(valid / "model", folder)
+    meta = json.loads((folder / "model.json").read_text())
+    del meta["weights_sha256"]
+    (folder / "model.json").write_text(json.dumps(meta))
+    dstc2conv.rank(registry.load(folder), str(valid / "t.txt"), 3)
+    _meta(folder, weights_sha256="not a checksum")
+    with pytest.raises(Dstc2ConvError, match="model.json: a damaged model: 'weights_sha256' is not a SHA-256 in hex"):
         registry.load(folder)
 
 

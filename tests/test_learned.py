@@ -269,6 +269,18 @@ def _edit_model(folder, change_meta=None, weights=None):
         from dstc2conv.systems.folder import npz_bytes
 
         open(os.path.join(folder, "weights.npz"), "wb").write(npz_bytes(weights))
+        _record_weights(folder)
+
+
+def _record_weights(folder) -> None:
+    """model.json's checksum of weights.npz made to match it: what the checks of the arrays see."""
+    import hashlib
+    import json as _json
+
+    meta_path = os.path.join(folder, "model.json")
+    meta = _json.loads(open(meta_path, encoding="utf-8").read())
+    meta["weights_sha256"] = hashlib.sha256(open(os.path.join(folder, "weights.npz"), "rb").read()).hexdigest()
+    open(meta_path, "w", encoding="utf-8").write(_json.dumps(meta))
 
 
 @pytest.mark.parametrize("damage, message", [
@@ -300,6 +312,7 @@ def test_weights_that_are_not_the_models_are_refused_before_they_are_read(files,
     with np.load(os.path.join(model, "weights.npz")) as stored:
         weights = dict(stored)
     np.savez_compressed(os.path.join(model, "weights.npz"), **weights, X=np.zeros((3000, 3000)))   # 72 MB, zipped small
+    _record_weights(model)
     assert "the weights hold A, R, W, X, not A, R, W" in _error(
         capsys, ["memn2n", "predict", "--model", model, "--data", files["tst"]])
     _edit_model(model, weights={**weights, "A": np.full(weights["A"].shape, np.nan, np.float32)})

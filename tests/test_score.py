@@ -159,6 +159,37 @@ total            11        7    63.64%
 """
 
 
+def test_the_task6_file_is_given_by_position_or_by_data(tmp_path, capsys):
+    """``--data REF`` as predict, report and rules score take it; the same output as REF by
+    position; both is a usage error."""
+    ref = _ref(tmp_path)
+    preds = _write(tmp_path / "preds.txt", RULE_PREDS)
+    by_position = _score(capsys, preds, ref, "--json", "--bootstrap", "0")
+    assert by_position[0] == 0 and json.loads(by_position[1])["correct"] == 7
+    assert _score(capsys, preds, "--data", ref, "--json", "--bootstrap", "0") == by_position
+    assert _score(capsys, "--data", ref, preds, "--json", "--bootstrap", "0") == by_position
+    several = _score(capsys, ref, "--system", f"a={preds}", "--system", f"b={preds}", "--bootstrap", "20")
+    assert several[0] == 0
+    assert _score(capsys, "--data", ref, "--system", f"a={preds}", "--system", f"b={preds}", "--bootstrap",
+                  "20") == several
+    both = ("", f"dstc2conv: error: --data {ref} and {ref} by position: give the task-6 file once (dstc2conv score "
+                "PREDS --data REF, or dstc2conv score PREDS REF)\n")
+    assert _score(capsys, preds, ref, "--data", ref) == (2, *both)
+    assert _score(capsys, ref, "--data", ref, "--system", f"a={preds}") == (2, *both)
+    code, out, err = _score(capsys, ref)
+    assert (code, out) == (2, "") and err == ("dstc2conv: error: give PREDS and REF (or PREDS --data REF, or REF and "
+                                              "--system NAME=PREDS ...)\n")
+
+
+def test_the_files_swapped_say_their_order(tmp_path, capsys):
+    ref = _ref(tmp_path)
+    preds = _write(tmp_path / "preds.txt", RULE_PREDS)
+    code, out, err = _score(capsys, ref, preds)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"dstc2conv: error: {preds}:1: expected '<number> <text>'")
+    assert err.endswith(" (not a task-6 file: the files in order are PREDS, then REF)\n")
+
+
 def test_the_rules_predictions_score_the_same_in_score_and_rules_score(tmp_path, capsys):
     rules, ref = write_rule_files(tmp_path, RULES, ONTOLOGY, REF)
     preds = tmp_path / "preds.txt"

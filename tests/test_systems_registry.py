@@ -154,3 +154,38 @@ def test_the_api_ranks_through_the_loop(tmp_path):
 
 def test_the_docs_hold_the_registrys_table():
     assert registry.docs_table() in (ROOT / "docs" / "table2.md").read_text(encoding="utf-8")
+
+
+def test_the_help_lists_the_registrys_systems(monkeypatch, capsys):
+    """Made from the registry, not written by hand: a system added to it is listed."""
+    import re
+
+    from dstc2conv.cli import run
+
+    monkeypatch.setattr(registry, "NAMES", (*registry.NAMES, "added-later"))
+    monkeypatch.setenv("COLUMNS", "2000")         # argparse wraps no line: a name is not cut at its hyphen
+    names = ", ".join(registry.NAMES)
+    for argv in (["--help"], ["train", "--help"], ["table2", "--help"]):
+        with pytest.raises(SystemExit):
+            run(argv)
+        out = " ".join(capsys.readouterr().out.split())
+        assert names in out or ",".join(registry.NAMES) in out, argv
+        assert "hcn, hcn+turn-dropout, added-later" in re.sub(r",(?=\S)", ", ", out), argv
+
+
+def test_every_list_of_all_the_systems_in_the_docs_is_the_registrys():
+    """A run of five or more system names in backticks from `rules` on (`rules`, `tfidf`,
+    ...) in the docs or the README stands for all of them: it is the registry's, in its
+    order. (A list of some, as "the paper's baselines (`tfidf`, `nn`, ...)", starts
+    elsewhere.)"""
+    import re
+
+    name = "|".join(re.escape(n) for n in sorted(registry.NAMES, key=len, reverse=True))
+    run = re.compile(rf"`rules`(?:,\s+`(?:{name})`){{4,}}")
+    found = 0
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = page.read_text(encoding="utf-8")
+        for match in run.finditer(text):
+            found += 1
+            assert re.sub(r"\s+", " ", match.group()) == registry.listed(code=True), (page.name, match.group())
+    assert found >= 3

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Union
 
-from ..errors import Dstc2ConvError
+from ..errors import Dstc2ConvError, naming
 
 if TYPE_CHECKING:
     import pandas
@@ -217,10 +217,9 @@ def rules_report(rules: RuleSet | Path, data: Path, *, top: int | None = None, b
 def system(name: str, candidates: Sequence[str] | None = None, **settings) -> System:
     """A system by name, built with its settings as keywords and, for one that ranks
     candidates, ``candidates``; not fitted: ``system("tfidf", input="last").fit(train)``.
-    ``name``: one of the registry's (``rules``, ``tfidf``, ``nn``, ``embeddings``,
-    ``memn2n``, ``memn2n+match``, ``rules+learned``; ``dstc2conv table2 --help`` lists
-    them), one an installed package registers (entry-point group ``dstc2conv.systems``),
-    or ``module:Class`` (on ``sys.path`` or in the current folder)."""
+    ``name``: one of the registry's (``dstc2conv.systems.registry.NAMES``; ``dstc2conv
+    table2 --help`` lists them), one an installed package registers (entry-point group
+    ``dstc2conv.systems``), or ``module:Class`` (on ``sys.path`` or in the current folder)."""
     from ..systems.registry import build
 
     return build(name, None if candidates is None else tuple(candidates), **settings)
@@ -250,8 +249,9 @@ def table2(train: Path, dev: Path, test: Path, *, candidates: Path | None = None
 
     if isinstance(systems, str):
         raise TypeError("systems: give a list of names, e.g. ['rules', 'tfidf']")
-    result = run_table2(os.fspath(train), os.fspath(dev), os.fspath(test),
-                        None if candidates is None else os.fspath(candidates), systems, resamples, seed, seeds)
+    with naming(train, dev, test, candidates):
+        result = run_table2(os.fspath(train), os.fspath(dev), os.fspath(test),
+                            None if candidates is None else os.fspath(candidates), systems, resamples, seed, seeds)
     return _table2_result()(**{f.name: getattr(result, f.name) for f in dataclasses.fields(result)})
 
 

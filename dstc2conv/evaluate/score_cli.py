@@ -92,14 +92,25 @@ def _parse_systems(options: _ScoreOptions) -> tuple[str, list[tuple[str, str]]]:
             out.append((name, path))
         return options.files[0], out
     if len(options.files) != 2:
-        raise Dstc2ConvError("give PREDS and REF (or REF and --system NAME=PREDS ...)")
+        raise Dstc2ConvError("give PREDS and REF (or PREDS --data REF, or REF and --system NAME=PREDS ...)")
     preds, ref = options.files
     return ref, [("PREDS", preds)] + ([("PREDS2", options.compare)] if options.compare is not None else [])
 
 
+def _files(args) -> tuple[str, ...]:
+    """PREDS and REF (REF alone with --system), REF by position or by --data."""
+    files = tuple(args.files)
+    if args.data is None:
+        return files
+    if len(files) > (0 if args.system else 1):
+        raise Dstc2ConvError(f"--data {args.data} and {files[-1]} by position: give the task-6 file once (dstc2conv "
+                             "score PREDS --data REF, or dstc2conv score PREDS REF)")
+    return (*files, args.data)
+
+
 def _cmd_score(args) -> int:
     options = _ScoreOptions(
-        files=tuple(args.files), system=tuple(args.system or ()), metrics=args.metrics, match=args.match,
+        files=_files(args), system=tuple(args.system or ()), metrics=args.metrics, match=args.match,
         kb=args.kb, candidates=args.candidates, dstc6=args.dstc6, turns=args.turns, list_metrics=args.list_metrics,
         markdown=args.markdown, json=args.json, manifest=args.manifest, compare=args.compare, flips=args.flips,
         bootstrap=args.bootstrap, seed=args.seed, baseline=args.baseline)
@@ -126,7 +137,13 @@ def _score(options: _ScoreOptions) -> None:
     ref, given = _parse_systems(options)
     several = bool(options.system)
     _check_flags(options, ref, given)
-    dialogs = read_dialogs(ref)
+    try:
+        dialogs = read_dialogs(ref)
+    except Dstc2ConvError as exc:
+        if exc.path == ref and exc.line == 1 and not several and ref == options.files[-1]:
+            raise Dstc2ConvError(f"{exc.message} (not a task-6 file: the files in order are PREDS, then REF)",
+                                 exc.path, exc.line, exc.rule_id) from None
+        raise
     turns = turns_of(dialogs)
     if not turns:
         raise Dstc2ConvError("no bot turns", ref)
@@ -562,7 +579,9 @@ def add_parser(sub) -> None:
                                    "--compare, the paired comparison of two systems; with --system (repeated), "
                                    "a table of several.")
     p.add_argument("files", nargs="*", metavar="PREDS REF", help="the predictions and the task-6 file they answer "
-                   "(REF alone with --system)")
+                   "(REF alone with --system; or REF by --data)")
+    p.add_argument("--data", metavar="REF", help="the task-6 file the predictions answer, as predict, report and "
+                   "rules score take it (instead of REF by position)")
     p.add_argument("--system", action="append", metavar="NAME=PREDS",
                    help="a system's predictions, for a table of several systems (repeatable; the first is the "
                         "one the others are compared with)")

@@ -29,7 +29,7 @@ def _cmd_report(args) -> int:
         text = render(report)
         write_text_atomic(args.out, text)
         note(f"{args.out}: {len(text.encode('utf-8')) / 1e6:.2f} MB, {len(report.turns)} turns, "
-             f"{len(report.names)} systems")
+             f"{len(report.names)} system{'s' if len(report.names) > 1 else ''}")
     print(os.fspath(args.out), file=sys.stdout)
     return 0
 

@@ -36,15 +36,20 @@ def curve_of(meta: dict) -> tuple:
 
 
 def view(name: str, folder: str, turns: Sequence, outcomes: Sequence[bool], limit: int) -> ModelView:
+    from ..reporter import note
     from ..systems.folder import read_meta
     from ..systems.interface import one_thread
-    from ..systems.registry import load
+    from ..systems.registry import load, trusted
 
     meta = read_meta(folder)
     curve = curve_of(meta)
     chosen = [i for i, ok in enumerate(outcomes) if not ok][:limit]
     attention: dict = {}
     system = None
+    if chosen and not trusted(meta.get("system", "")):
+        note(f"{folder}: a model of {meta.get('system')}, a system of your own: no attention shown (loading it "
+             "would import its module)")
+        chosen = []
     if chosen:
         system = load(folder)
         if not hasattr(system, "attention"):

@@ -30,7 +30,7 @@ def seed_list(text: str) -> tuple[int, ...]:
 
 
 def _cmd_table2(args) -> int:
-    from ..errors import Dstc2ConvError
+    from ..errors import Dstc2ConvError, naming
     from ..reporter import reporting
     from .table2 import table2
 
@@ -45,7 +45,7 @@ def _cmd_table2(args) -> int:
         raise Dstc2ConvError(f"table2: give --train, --dev and --test (missing: {', '.join(lacking)}), "
                              "or --release PATH for the whole table")
     systems = None if args.systems is None else [s.strip() for s in args.systems.split(",") if s.strip()]
-    with reporting(notes=not args.quiet):
+    with reporting(notes=not args.quiet), naming(args.train, args.dev, args.test, args.candidates):
         result = table2(args.train, args.dev, args.test, args.candidates, systems, args.bootstrap, args.seed,
                         args.seeds)
     if args.json:

@@ -19,7 +19,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from ..errors import Dstc2ConvError
+from ..errors import Dstc2ConvError, naming
 from ..reporter import note, reporting
 
 
@@ -105,16 +105,17 @@ def train(options: TrainOptions):
     trn, dv = read_turns(options.train), read_turns(options.dev)
     check_data(options.train, options.dev, trn, dv)
     pool, origin = training_candidates(options, trn, dv)
-    system = entry.build(pool, **_settings(options))
-    if not entry.ranks_candidates():
-        if pool is not None:
-            note(f"{entry.name} takes no candidates: --candidates and --test are not used")
-        origin = None
-    tried = ()
-    if options.search:
-        system, tried = search(system, getattr(type(system), "GRID", {}), trn, dv)
-    else:
-        system.fit(trn, dv)
+    with naming(options.train, options.dev, options.test, options.candidates):   # the files the data came from
+        system = entry.build(pool, **_settings(options))
+        if not entry.ranks_candidates():
+            if pool is not None:
+                note(f"{entry.name} takes no candidates: --candidates and --test are not used")
+            origin = None
+        tried = ()
+        if options.search:
+            system, tried = search(system, getattr(type(system), "GRID", {}), trn, dv)
+        else:
+            system.fit(trn, dv)
     about = {"train": os.path.basename(options.train), "train_sha256": sha256_file(options.train),
              "dev": os.path.basename(options.dev), "dev_sha256": sha256_file(options.dev),
              **({"candidates_from": origin} if origin else {}),
@@ -158,7 +159,9 @@ def load_model(model: str, systems: tuple = ()):
         classes = {class_path(entry(name).system_class()) for name in systems}
         if found not in systems and not (found == meta["class"] and found in classes):
             raise Dstc2ConvError(f"a model of {found}, not of {' or '.join(systems)}", os.path.join(model, "model.json"))
-    system = load(model)
+        system = load(model, found if found in systems else None)
+    else:
+        system = load(model)
     if not system.fitted():
         raise Dstc2ConvError(f"a damaged model: {system.label()} is not fitted by what the folder holds", model)
     return system
@@ -200,7 +203,8 @@ def predict(options: PredictOptions) -> int:
     start = time.perf_counter()
     system = load_model(options.model, options.systems)
     turns = read_turns(options.data)
-    count, where = _candidates(system, options, turns)
+    with naming(*((options.candidates,) if options.candidates else (options.model, options.data))):
+        count, where = _candidates(system, options, turns)
     with reporting(notes=not options.quiet):
         rankings = run(system, turns, options.rank or 1, progress=progress_lines("predicting"))
     predictions = [r[0] for r in rankings]
@@ -237,7 +241,12 @@ def _trained_among(system) -> dict | None:
 
 def _cmd_predict(args) -> int:
     return predict(PredictOptions(args.model, args.data, args.out, args.rank, args.candidates, args.json, args.quiet,
-                                  args.systems))
+                                  _systems(args)))
+
+
+def _systems(args) -> tuple:
+    """The systems the model must be of: the alias's, or the one ``--system`` names."""
+    return (args.system,) if getattr(args, "system", None) else args.systems
 
 
 def explain(options: ExplainOptions) -> list[str]:
@@ -260,7 +269,7 @@ def explain(options: ExplainOptions) -> list[str]:
 
 
 def _cmd_explain(args) -> int:
-    options = ExplainOptions(args.model, args.data, args.dialog, args.turn, args.top, args.systems)
+    options = ExplainOptions(args.model, args.data, args.dialog, args.turn, args.top, _systems(args))
     print("\n".join(explain(options)))
     return 0
 
@@ -272,9 +281,10 @@ def add_train_options(p, system: bool = True) -> None:
     from ..arguments import at_least
 
     if system:
+        from .registry import listed
+
         p.add_argument("--system", required=True, metavar="NAME",
-                       help="the system: a name of the registry (dstc2conv table2 --help lists them), a plugin's, "
-                            "or module:Class")
+                       help=f"the system: one of the registry's ({listed()}), a plugin's, or module:Class")
     p.add_argument("--train", required=True, metavar="T6FILE", help="the task-6 training file")
     p.add_argument("--dev", required=True, metavar="T6FILE",
                    help="the task-6 dev file: early stopping (and, with --search, the settings) chosen on it")
@@ -333,10 +343,13 @@ def add_parsers(sub) -> None:
     p.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="a setting of the system (repeatable): --set hops=3 --set optimizer=sgd")
     p.set_defaults(func=_cmd_train)
-    add_predict_options(sub.add_parser("predict", help="a trained model's responses for a task-6 file, and their "
-                                                       "score"))
-    add_explain_options(sub.add_parser("explain", help="why a trained model answers a turn as it does (the "
-                                                       "systems that can say)"))
+    for p in (sub.add_parser("predict", help="a trained model's responses for a task-6 file, and their score"),
+              sub.add_parser("explain", help="why a trained model answers a turn as it does (the systems that can "
+                                             "say)")):
+        (add_predict_options if p.prog.endswith("predict") else add_explain_options)(p)
+        p.add_argument("--system", metavar="NAME",
+                       help="the system the model must be of; a model of your own (module:Class) is loaded only "
+                            "when named so, since loading it imports its module")
 
 
 def add_alias(sub, name: str, help: str, systems: tuple, match: bool = False, explain: bool = False) -> None:

@@ -48,14 +48,18 @@ def save(system, folder: str, about: dict) -> None:
     folder = check_writable(folder)
     if not system.fitted():
         raise Dstc2ConvError(f"{system.label()}: not fitted: nothing to save (call fit(train, dev) first)")
+    import hashlib
+
     facts, arrays = system.state()
+    weights = npz_bytes(arrays)
     meta = {"format": FORMAT, "version": VERSION, "system": system_name(system), "class": class_path(type(system)),
-            "settings": _jsonable(system.get_params(), "setting", system), "facts": facts, "about": about}
+            "settings": _jsonable(system.get_params(), "setting", system), "facts": facts, "about": about,
+            "weights_sha256": hashlib.sha256(weights).hexdigest()}
     try:
         text = json.dumps(meta, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
     except (TypeError, ValueError) as exc:
         raise Dstc2ConvError(f"{system.label()}: what it learned cannot be written as JSON: {exc}", folder) from None
-    write_folder(folder, {META: text.encode("utf-8"), WEIGHTS: npz_bytes(arrays)})
+    write_folder(folder, {META: text.encode("utf-8"), WEIGHTS: weights})
 
 
 def system_name(system) -> str:
@@ -210,6 +214,9 @@ def read_meta(folder: str | os.PathLike) -> dict:
     for key, kind in (("system", str), ("class", str), ("settings", dict), ("facts", dict), ("about", dict)):
         if not isinstance(meta.get(key), kind):
             raise Dstc2ConvError(f"a damaged model: {key!r} is not a {kind.__name__}", path)
+    sha = meta.get("weights_sha256")        # absent from folders saved before it was recorded: read as before
+    if sha is not None and not (isinstance(sha, str) and len(sha) == 64 and set(sha) <= set("0123456789abcdef")):
+        raise Dstc2ConvError("a damaged model: 'weights_sha256' is not a SHA-256 in hex", path)
     return meta
 
 
@@ -236,13 +243,19 @@ def member(folder: str, name: str) -> str:
     return path
 
 
-def read_arrays(path: str, expected: dict | None) -> dict:
-    """The arrays of a weights file; each header is checked (a plain number dtype, the
+def read_arrays(path: str, expected: dict | None, sha256: str | None = None) -> dict:
+    """The arrays of a weights file; its bytes must have the SHA-256 ``sha256`` (what
+    model.json records), when given; each header is checked (a plain number dtype, the
     expected shape and dtype where ``expected`` names them, ``MAX_WEIGHTS`` bytes in all)
     before any array's data is read."""
+    import hashlib
+
     import numpy as np
 
     data = read_bytes(path, "a model's weights", MAX_WEIGHTS + 64 * MB)
+    if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
+        raise Dstc2ConvError(f"{WEIGHTS} is not the one this model was saved with (its SHA-256 is not the one "
+                             f"{META} records): train it again or restore the file", os.path.dirname(path) or ".")
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             names = sorted(archive.namelist())

@@ -24,7 +24,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 
-from ..errors import Dstc2ConvError
+from ..errors import Dstc2ConvError, naming
 from ..task6.turns import BotTurn
 
 
@@ -154,7 +154,9 @@ def _fitting(fit):
 
             check_data(os.fspath(train), os.fspath(dev) if isinstance(dev, (str, os.PathLike)) else None,
                        train_turns, dev_turns)
-        with one_thread():
+        files = [data for data in (train, dev) if isinstance(data, (str, os.PathLike))] \
+            if isinstance(train, (str, os.PathLike)) else []        # named only where the training data is a file
+        with one_thread(), naming(*files):
             result = fit(self, train_turns, dev_turns, *args, **kwargs)
         if result is not self:
             raise TypeError(f"{type(self).__name__}.fit returned {type(result).__name__}, not the system itself")

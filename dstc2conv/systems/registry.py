@@ -180,6 +180,14 @@ def build(name: str, candidates: tuple[str, ...] | None = None, **settings) -> S
     return entry(name).build(candidates, **settings)
 
 
+def trusted(name: str) -> bool:
+    """Whether a model folder saved by the system ``name`` is loaded without naming it: one
+    of the registry's or a plugin's, or a class of dstc2conv's own modules (which run
+    nothing when imported; a plugin's class is installed to be imported)."""
+    return name in SYSTEMS or name.startswith("dstc2conv.") or name in plugins() \
+        or name in {e.target for e in plugins().values()}
+
+
 def load(folder: str | os.PathLike, system: str | None = None) -> System:
     """The system saved in a model folder (``systems.folder``), fitted. A system saved by
     ``module:Class`` (not the registry's, nor a class of dstc2conv's own modules, which run
@@ -194,20 +202,19 @@ def load(folder: str | os.PathLike, system: str | None = None) -> System:
     if system is not None and system != name:
         raise Dstc2ConvError(f"a model of {name}, not of {system}", path)
     try:
-        # dstc2conv's own modules run nothing when imported; a plugin's class is installed to be imported
-        known = name.startswith("dstc2conv.") or name in {e.target for e in plugins().values()}
-        cls = entry(name, trust=system is not None or known).system_class()
+        cls = entry(name, trust=system is not None or trusted(name)).system_class()
     except NotAvailable as exc:
         raise Dstc2ConvError(exc.message, path) from None
     except Dstc2ConvError:
         raise Dstc2ConvError(f"a model of {name}, which is not a system of this dstc2conv nor of a plugin; one of "
-                             f"your own is loaded when you name it: load(folder, system={name!r})", path) from None
+                             f"your own is loaded when you name it: load(folder, system={name!r}), or --system "
+                             f"{name}", path) from None
     if model_folder.class_path(cls) != meta["class"]:
         raise Dstc2ConvError(f"a model of {meta['class']}, but {name} is {model_folder.class_path(cls)} here", path)
     try:
         built = cls(**meta["settings"])
         weights = model_folder.member(folder, model_folder.WEIGHTS)
-        arrays = model_folder.read_arrays(weights, built.expected_arrays(meta["facts"]))
+        arrays = model_folder.read_arrays(weights, built.expected_arrays(meta["facts"]), meta.get("weights_sha256"))
         built.restore(meta["facts"], arrays)
     except Dstc2ConvError as exc:
         if exc.path:
@@ -226,6 +233,12 @@ def reported(figures: tuple[float | None, float | None]) -> str:
     return " / ".join("-" if f is None else f"{f:.1f}%" for f in figures)
 
 
+def listed(code: bool = False) -> str:
+    """The registry's names as help texts and the docs list them: ``rules, tfidf, ...``
+    (``code``: each in backticks, as markdown)."""
+    return ", ".join(f"`{name}`" if code else name for name in NAMES)
+
+
 def docs_table() -> str:
     """The markdown table of the registry (docs/table2.md holds it, a test checks it)."""
     lines = ["| name | the paper's row | paper, per response / per dialog | what it is |", "|---|---|---|---|"]
@@ -234,4 +247,5 @@ def docs_table() -> str:
     return "\n".join(lines)
 
 
-__all__ = ["docs_table", "reported", "Entry", "NotAvailable", "SYSTEMS", "NAMES", "GROUP", "entry", "build", "load", "plugins"]
+__all__ = ["docs_table", "listed", "reported", "trusted", "Entry", "NotAvailable", "SYSTEMS", "NAMES", "GROUP", "entry", "build",
+           "load", "plugins"]

@@ -65,7 +65,7 @@ class Row:
     the comparison with the rules."""
     name: str
     description: str
-    paper: tuple[float | None, float | None]   # the reported per-response and per-dialog accuracy, in percent
+    paper: tuple[float | None, float | None]   # the reported per-response and per-dialog accuracy, in percent; None: none
     runs: tuple[Run, ...]
     versus: Bootstrap | None = None       # against the rules: the paired bootstrap (the first run's outcomes)
     difference: float | None = None       # per-response accuracy, the first run's - the rules'
@@ -105,8 +105,8 @@ class Row:
 
     def to_dict(self) -> dict:
         out = {k: v for k, v in self.accuracy.items()}
-        out["paper"] = {"per_response": None if self.paper[0] is None else round(self.paper[0] / 100, 4),
-                        "per_dialog": None if self.paper[1] is None else round(self.paper[1] / 100, 4)}
+        out["paper"] = {key: None if figure is None else round(figure / 100, 4)
+                        for key, figure in zip(("per_response", "per_dialog"), self.paper)}
         if self.versus is not None:
             out["vs_rules"] = {"difference": self.difference, **self.versus.to_dict()}
         out["seconds"] = {"fit": round(self.fit_seconds, 3), "predict": round(self.predict_seconds, 3)}

@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ..errors import Dstc2ConvError
+from ..errors import Dstc2ConvError, naming
 from ..evaluate.published import ROWS
 from ..reporter import note
 from .table2 import Table2, checked_names, checked_seeds, table2_tests
@@ -68,14 +68,19 @@ def columns(spec: str | Sequence[str] | None) -> tuple[str, ...]:
     return tuple(checked_names(out))
 
 
-def _shown(table: Table2, source: str) -> Table2:
-    """The table with the files taken out of an archive named ``ARCHIVE:file`` (the
-    folder they were unpacked into is gone when the run ends)."""
-    if os.path.isdir(source):
-        return table
+def _named(path: str | None, source: str) -> str | None:
+    """A file of the release as the user knows it: its path in a folder, ``ARCHIVE:file``
+    for one taken out of an archive (the folder it was unpacked into is gone when the run
+    ends)."""
+    if path is None or os.path.isdir(source) or os.sep not in path:
+        return path
+    return f"{source}:{os.path.basename(path)}"
 
+
+def _shown(table: Table2, source: str) -> Table2:
+    """The table with its files named as ``_named`` does."""
     def label(path: str) -> str:
-        return f"{source}:{os.path.basename(path)}" if os.sep in path else path
+        return _named(path, source)
     return replace(table, train=replace(table.train, path=label(table.train.path)),
                    dev=replace(table.dev, path=label(table.dev.path)),
                    test=replace(table.test, path=label(table.test.path)),
@@ -107,9 +112,11 @@ def whole_table(release: str, systems: str | Sequence[str] | None = None, resamp
             note(f"table2: {task}: {len(names)} systems, fitted on {os.path.basename(files.train)}, scored on "
                  f"{' and '.join(os.path.basename(p) for _, p in tests)}")
             start = time.perf_counter()
-            done = table2_tests(files.train, files.dev, [p for _, p in tests], files.candidates, names, resamples,
-                                seed, seeds, settings=lambda name, task=task: settings_for(name, task),
-                                rows_of=[row for row, _ in tests])
+            with naming(*(_named(p, os.fspath(release)) for p in (files.train, files.dev, *dict(tests).values(),
+                                                                   files.candidates))):
+                done = table2_tests(files.train, files.dev, [p for _, p in tests], files.candidates, names,
+                                    resamples, seed, seeds, settings=lambda name, task=task: settings_for(name, task),
+                                    rows_of=[row for row, _ in tests])
             seconds[task] = time.perf_counter() - start
             note(f"table2: {task}: {seconds[task]:.1f} s")
             for (row, _), table in zip(tests, done):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import Dstc2ConvError
+from ...errors import DataRefused
 from ...reporter import Steps, note
 from .actions import fill
 from .encode import Vocabulary, build, encode, turn_columns
@@ -43,7 +43,7 @@ def learn(views: list[TurnView], settings: Settings = Settings()) -> Model:
     views.clear()
     usable = int((batch.gold >= 0).sum())
     if not usable:
-        raise Dstc2ConvError("no training turn has its gold among the responses the rules allow: nothing to learn")
+        raise DataRefused("no training turn has its gold among the responses the rules allow: nothing to learn")
     note(f"rules+learned: {len(vocab.actions)} actions, {len(vocab.features)} turn features, {len(vocab.columns)} "
          f"column features; {usable} of {turns} training turns have their gold among the responses allowed")
     with Steps(settings.iterations, "rules+learned: L-BFGS", "iteration") as steps:

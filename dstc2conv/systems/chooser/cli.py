@@ -6,7 +6,7 @@ import argparse
 import os
 from dataclasses import dataclass
 
-from ...errors import Dstc2ConvError
+from ...errors import Dstc2ConvError, naming
 from ...reporter import reporting
 from ..needs import numpy_ready
 from .settings import Settings
@@ -53,7 +53,7 @@ def learn(o: LearnOptions) -> int:
     check_data(o.train, o.dev, train, dev)
     ruleset = load_rules(o.rules)
     about = {"rules_sha256": ruleset.sha256, "train": os.path.basename(o.train), "train_sha256": sha256_file(o.train)}
-    with reporting(notes=not o.quiet):
+    with reporting(notes=not o.quiet), naming(o.train):
         system = RulesLearned(_rules_setting(o.rules), iterations=o.iterations, l2=o.l2).fit(train)
         system.save(o.out, about)
         line = dev_accuracy(system, dev, f"dev {os.path.basename(o.dev)}") if o.dev else None

@@ -11,7 +11,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ...errors import Dstc2ConvError
+from ...errors import DataRefused, Dstc2ConvError
 from ...limits import MB
 from ...reporter import note
 from ...task6.turns import BotTurn
@@ -86,9 +86,9 @@ class HCN(System):
     def _check_footprint(self, features: int, columns: int, actions: int) -> None:
         need = footprint(features, columns, actions, self.hidden, self.dimension)
         if need > MAX_BYTES:
-            raise Dstc2ConvError(f"hcn: {features} features, {actions} actions, hidden {self.hidden} and dimension "
-                                 f"{self.dimension} would take about {need // MB} MB, more than the "
-                                 f"{MAX_BYTES // MB} MB allowed: give a smaller hidden or dimension")
+            raise DataRefused(f"hcn: {features} features, {actions} actions, hidden {self.hidden} and dimension "
+                              f"{self.dimension} would take about {need // MB} MB, more than the "
+                              f"{MAX_BYTES // MB} MB allowed: give a smaller hidden or dimension")
 
     def _compile(self) -> None:
         rules = self.rules

@@ -13,6 +13,7 @@ from ...files import check_writable, sha256_file
 
 
 def _cmd_ir(args) -> int:
+    from ...errors import naming
     from ...evaluate import score_output
     from ...evaluate.rankings import score_system
     from ...reporter import reporting, stopwatch
@@ -38,7 +39,8 @@ def _cmd_ir(args) -> int:
             _note_coverage(args, candidates, train)
         system = TfIdfMatch(candidates, None if args.dev else args.input)
     with reporting(notes=not args.quiet), stopwatch(f"ir {args.method}"):
-        system.fit(train, read_turns(args.dev) if getattr(args, "dev", None) else None)
+        with naming(args.train, getattr(args, "dev", None), args.candidates if args.method == "tfidf" else None):
+            system.fit(train, read_turns(args.dev) if getattr(args, "dev", None) else None)
         rankings = run(system, turns, args.rank or 1, progress=progress_lines("predicting"))
     predictions = [r[0] for r in rankings]
     if not args.rank:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...errors import Dstc2ConvError
+from ...errors import DataRefused
 from ...task6.turns import BotTurn
 from ..interface import System
 from .words import words
@@ -28,7 +28,7 @@ class NearestNeighbor(System):
 
     def fit(self, train: Sequence[BotTurn], dev: Sequence[BotTurn] | None = None) -> NearestNeighbor:
         if not train:
-            raise Dstc2ConvError("no training pairs")
+            raise DataRefused("no training pairs")
         self.responses_: list[str] = []
         self.postings_: dict[str, list[int]] = {}
         seen: set[frozenset] = set()

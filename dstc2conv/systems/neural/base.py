@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from ...errors import Dstc2ConvError
+from ...errors import DataRefused, Dstc2ConvError
 from ...limits import MB
 from ...reporter import note
 from ...task6.candidates import distinct
@@ -120,10 +120,10 @@ class Learned(System):
         need = self.footprint(words, candidates)
         if need > MAX_BYTES:
             what = "these settings" if settings_alone else f"{words} words, {candidates} candidates and these settings"
-            raise Dstc2ConvError(f"{self.name}: {what} would take "
-                                 f"about {need // MB} MB, more than the {MAX_BYTES // MB} MB a neural system may "
-                                 "take: fewer distinct words or responses, or a smaller dimension, batch or "
-                                 "negatives")
+            refused = Dstc2ConvError if settings_alone else DataRefused     # the data's: its files named by the caller
+            raise refused(f"{self.name}: {what} would take about {need // MB} MB, more than the {MAX_BYTES // MB} MB a "
+                          "neural system may take: fewer distinct words or responses, or a smaller dimension, batch "
+                          "or negatives")
 
     # -- what a subclass gives
     def extra_words(self) -> list[str]:
