@@ -15,6 +15,7 @@ _NAMES = {
     "load_rules": "api.functions", "predict": "api.functions", "rules_report": "api.functions",
     "score": "api.functions", "turns_table": "api.functions", "ScoreResult": "api.functions",
     "system": "api.functions", "rank": "api.functions", "table2": "api.functions",
+    "whole_table": "api.functions",
     "Dialog": "task6.format", "Exchange": "task6.format", "Context": "task6.format",
     "BotTurn": "task6.turns", "Prediction": "systems.rules.engine",
     "System": "systems.interface", "clone": "systems.interface", "load": "systems.registry",

@@ -126,3 +126,24 @@ def test_release_and_files_together_or_neither_are_refused(release, capsys):
     assert code == 2 and "missing: --dev, --test" in err
     code, _, err = _run(capsys, "table2", "--release", str(release.parent / "nosuch"))
     assert code == 2 and "nosuch" in err
+
+
+def test_the_python_api_gives_the_table_and_its_frame(release, capsys):
+    import dstc2conv
+
+    result = dstc2conv.whole_table(release, systems=["rules", "nn"])
+    code, out, _ = _run(capsys, "table2", "--release", str(release), "--systems", "rules,nn", "--json", "--quiet")
+    assert code == 0
+    printed = json.loads(out)
+    def figures(whole):      # what holds whatever the timing: not the seconds
+        return {row: {name: {k: v for k, v in system.items() if k not in ("seconds", "seeds")}
+                      for name, system in table["systems"].items()} for row, table in whole["tasks"].items()}
+    assert figures(result.to_dict()) == figures(printed)
+    assert result.to_dict()["skipped"] == printed["skipped"]
+    frame = result.frame()
+    assert list(frame.index.names) == ["row", "system"]
+    assert list(frame.index) == [("T1", "rules"), ("T1", "nn"), ("T1-OOV", "rules"), ("T1-OOV", "nn")]
+    assert frame.loc[("T1-OOV", "nn"), "paper_per_response"] == 0.441
+    assert frame.loc[("T1", "nn"), "per_response"] == printed["tasks"]["T1"]["systems"]["nn"]["per_response"]
+    wide = frame["per_response"].unstack("system")
+    assert list(wide.index) == ["T1", "T1-OOV"]

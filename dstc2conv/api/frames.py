@@ -104,6 +104,19 @@ def table2_frame(result: Table2) -> pandas.DataFrame:
     return pd.DataFrame(rows, index=pd.Index([row.name for row in result.rows], name="system"))
 
 
+def whole_frame(result) -> pandas.DataFrame:
+    """``table2 --release``'s whole table, one row a row of the paper's table and a system,
+    indexed by ``row`` (``T1`` ... ``T6``) and ``system``: ``per_response`` and
+    ``per_dialog`` (the mean over the seeds), the paper's (``paper_per_response``,
+    ``paper_per_dialog``; shares, None where it gives none), ``vs_rules`` and its interval,
+    ``fit_seconds`` and ``predict_seconds``. ``frame().unstack("system")`` sets the systems
+    side by side, as the paper's table does."""
+    import pandas as pd
+
+    frames = [table2_frame(table) for table in result.tables.values()]
+    return pd.concat(frames, keys=list(result.tables), names=["row", "system"])
+
+
 def runs_frame(result: Table2) -> pandas.DataFrame:
     """Every training of ``table2``, one row each: ``system``, ``seed`` (None for a
     system that draws nothing at random), ``per_response``, ``per_dialog``, ``correct``,

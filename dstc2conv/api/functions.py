@@ -255,6 +255,19 @@ def table2(train: Path, dev: Path, test: Path, *, candidates: Path | None = None
     return _table2_result()(**{f.name: getattr(result, f.name) for f in dataclasses.fields(result)})
 
 
+def whole_table(release: Path, *, systems: Sequence[str] | None = None, resamples: int = 1000, seed: int = 0,
+                seeds: Sequence[int] = (0,)):
+    """``dstc2conv table2 --release``: the paper's whole Table 2 on the published release
+    (the archive or its unpacked folder): each task's systems (``systems``: names, or
+    ``+name``/``-name`` changes to the paper's six columns; default those six) fitted once
+    on its train file with its dev file and scored on its test and OOV test files.
+    ``tables`` holds one table2 result a row (``T1`` ... ``T6``), ``to_dict()`` is the
+    command's JSON, ``frame()`` a DataFrame indexed by row and system."""
+    from ..systems.whole_table import whole_table as run_whole
+
+    return run_whole(os.fspath(release), systems, resamples, seed, seeds)
+
+
 @functools.cache
 def _table2_result() -> type:
     """``Table2Result``: ``systems.table2.Table2`` with its pandas tables (made when
