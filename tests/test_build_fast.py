@@ -150,6 +150,8 @@ NUMBERS = {
     "count past 64 bits": ("log", _set("turns", 1, "output", "dialog-acts", 1, "slots", [["count", 2 ** 70]])),
     "value a float": ("log", _set("turns", 1, "output", "dialog-acts", 1, "slots", [["count", 1.5e3]])),
     "value true": ("log", _set("turns", 2, "output", "dialog-acts", 0, "slots", [["area", True]])),
+    "1, 1.0 and true": ("log", _set("turns", 1, "output", "dialog-acts", [   # (equal as keys: "1", "1.0", "True")
+        {"act": "inform", "slots": [["count", v]]} for v in ("1", 1, 1.0, True, 1, "1")])),
     "slot a number": ("label", _set("turns", 0, "semantics", "json", 0, "slots", [[7, "x"]])),
     "goal value a number": ("label", _set("turns", 0, "goal-labels", "food", 7)),
     "method label a number": ("label", _set("turns", 0, "method-label", 0)),
@@ -169,6 +171,8 @@ def test_the_typed_decoder_reads_numbers_as_the_strict_reader(change, asr, monke
     assert not isinstance(strict, str), strict
     monkeypatch.setattr(dstc2, "_strict_call", _not_called)
     assert _parsed(dstc2.parse_call, log, label, asr) == strict
+    if change == "1, 1.0 and true":
+        assert [act.slots[0][1] for act in strict.turns[1].system_acts] == ["1", "1", "1.0", "True", "1", "1"]
 
 
 def _not_called(*args):
