@@ -143,8 +143,9 @@ def test_what_the_typed_decoder_does_not_take_is_read_as_before(change, asr):
 
 
 # Slots, slot values and labels that are numbers (DSTC2's test tarball says
-# inform(count=N) with N an integer): the typed decoder takes them, made text as the
-# strict reader makes them, and the strict reader is not called.
+# inform(count=N) with N an integer), and a system-specific that is no object: the typed
+# decoder takes them, read as the strict reader reads them (numbers made text), and the
+# strict reader is not called.
 NUMBERS = {
     "count an integer": ("log", _set("turns", 1, "output", "dialog-acts", 1, {"act": "inform", "slots": [["count", 3]]})),
     "count past 64 bits": ("log", _set("turns", 1, "output", "dialog-acts", 1, "slots", [["count", 2 ** 70]])),
