@@ -15,7 +15,9 @@ modules, as an installed package has them, and brings the tarball into the page 
   steadier figure than the wall time);
 - with ``--baseline DIR``, the same command run from the dstc2conv source tree in DIR
   (another version, e.g. ``git archive <commit> | tar -x -C DIR``), so that two versions
-  are timed side by side in one run, on the same machine load;
+  are timed side by side in one run, on the same machine load (the versions from 948c6a8
+  to 8430678 had a C extension, which a source tree lacks: give them as installed,
+  ``pip install --no-deps --target DIR <source tree>``, whose DIR/dstc2conv holds it);
 and prints the best wall time of each, the ratios to the JSON floor, and the build's peak
 memory (the resident memory of all its processes together, sampled every 10 ms in a run
 of its own, and of the largest one). Then builds tarballs holding a quarter and a half of

@@ -334,8 +334,7 @@ EDITS = {
 @pytest.mark.parametrize("edit", list(EDITS))
 def test_a_call_has_one_verdict_whatever_its_bytes(edit, asr):
     """The same content, in ASCII, with a non-ASCII caller id, or with a slot value that
-    only the strict decoder reads (a number): accepted alike, with the same call, or
-    refused alike."""
+    is a number: accepted alike, with the same call, or refused alike."""
     label = (SAMPLE / "data" / SESSION / "label.json").read_bytes()
     verdicts = []
     for variant in ("ascii", "caller-id", "numeric slot"):
@@ -352,6 +351,46 @@ def test_a_call_has_one_verdict_whatever_its_bytes(edit, asr):
         except Dstc2ConvError as exc:
             verdicts.append(("refused", exc.path.rsplit("/", 1)[-1]))
     assert verdicts[0] == verdicts[1] == verdicts[2], verdicts
+
+
+REFUSED = {  # edit: what the refusal says (with --user asr, which reads the scores, the scores' too)
+    "dialog manager 10**30": "past 64 bits", "dialog manager true": "not a whole number",
+    "dialog manager 1.0": "not a whole number", "an unused lone surrogate": "malformed JSON: no low surrogate",
+}
+REFUSED_ASR = {"a score of 401 digits": "score is too large a number", "a score of 1e400": "malformed JSON: number is infinity"}
+
+
+@pytest.mark.parametrize("asr", [False, True])
+@pytest.mark.parametrize("edit", list(EDITS))
+def test_a_field_the_conversion_does_not_read_is_checked_as_json_only(edit, asr):
+    """A number past a double's range, or text that is not UTF-8, in a field the build
+    does not read changes nothing it writes: the call is read. The fields it reads are
+    checked, and the JSON's syntax and escapes everywhere."""
+    log = _sample("log.json")
+    EDITS[edit](log)
+    label = (SAMPLE / "data" / SESSION / "label.json").read_bytes()
+    expected = REFUSED.get(edit) or (REFUSED_ASR.get(edit) if asr else None)
+    if expected is None:
+        assert parse_call(SESSION, _encoded(log, True), label, "here", asr).turns
+    else:
+        with pytest.raises(Dstc2ConvError, match=expected):
+            parse_call(SESSION, _encoded(log, True), label, "here", asr)
+
+
+@pytest.mark.parametrize("where, built", [("caller-id", True), ("transcript", False)])
+def test_text_not_utf8_is_refused_where_it_is_read(where, built):
+    log = _sample("log.json")
+    if where == "caller-id":
+        log["caller-id"] = "@@"
+    else:
+        log["turns"][0]["output"]["transcript"] = "@@"
+    data = json.dumps(log).encode().replace(b'"@@"', b'"caf\xe9"')   # (Latin-1, not UTF-8)
+    label = (SAMPLE / "data" / SESSION / "label.json").read_bytes()
+    if built:
+        assert parse_call(SESSION, data, label, "here").turns
+    else:
+        with pytest.raises(Dstc2ConvError, match="log.json: not UTF-8"):
+            parse_call(SESSION, data, label, "here")
 
 
 @pytest.mark.parametrize("suffix", ["", ".gz"])

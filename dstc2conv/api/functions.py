@@ -263,9 +263,21 @@ def whole_table(release: Path, *, systems: Sequence[str] | None = None, resample
     on its train file with its dev file and scored on its test and OOV test files.
     ``tables`` holds one table2 result a row (``T1`` ... ``T6``), ``to_dict()`` is the
     command's JSON, ``frame()`` a DataFrame indexed by row and system."""
+    from ..systems.whole_table import WholeTable
     from ..systems.whole_table import whole_table as run_whole
 
-    return run_whole(os.fspath(release), systems, resamples, seed, seeds)
+    @dataclass(frozen=True)
+    class WholeTableResult(WholeTable):
+        """``whole_table``'s result; ``frame()`` its pandas table."""
+
+        def frame(self) -> pandas.DataFrame:
+            """One row a (row, system) pair (``api.frames.whole_frame``)."""
+            from .frames import whole_frame
+
+            return whole_frame(self)
+
+    result = run_whole(os.fspath(release), systems, resamples, seed, seeds)
+    return WholeTableResult(**{f.name: getattr(result, f.name) for f in dataclasses.fields(result)})
 
 
 @functools.cache

@@ -9,7 +9,6 @@ system heard (the live ASR's n-best list, with scores). Reading tarballs and fol
 """
 from __future__ import annotations
 
-import re
 import reprlib
 from dataclasses import dataclass
 from typing import Annotated
@@ -74,7 +73,7 @@ def _acts(raw, path: str, turn: int, known: frozenset, field: str) -> tuple[Act,
     for item in raw:
         try:
             name = item["act"]
-            slots = tuple((_scalar(k), _scalar(v)) for k, v in item["slots"])
+            slots = tuple((_scalar(k), _scalar(v)) for k, v in _pairs(item["slots"]))
         except (KeyError, TypeError, ValueError):
             raise Dstc2ConvError(f"turn {turn}: malformed dialog act {_short(item)} in {field} (an act is "
                                  "{\"act\": text, \"slots\": [[slot, value], ...]}, with text or numbers)",
@@ -83,6 +82,14 @@ def _acts(raw, path: str, turn: int, known: frozenset, field: str) -> tuple[Act,
             raise Dstc2ConvError(f"turn {turn}: unknown dialog act {_short(name)} in {field}", path)
         acts.append(Act(name, slots))
     return tuple(acts)
+
+
+def _pairs(slots) -> list:
+    """The slots of an act, a list of [slot, value] lists; anything else is a TypeError
+    (a slot "ab" or {"a": 1, "b": 2} would unpack as the slot a with the value b)."""
+    if not isinstance(slots, list) or not all(isinstance(pair, list) and len(pair) == 2 for pair in slots):
+        raise TypeError(slots)
+    return slots
 
 
 def _scalar(value) -> str:
@@ -114,7 +121,8 @@ def decode_json(data: bytes, path: str):
 def _call_json(data: bytes, path: str):
     """The JSON of a call's file, by the parser of ``_typed_call`` (msgspec's), so that
     both decoders read the same grammar: integers of any size, no number past a double's
-    range, no lone surrogate, no byte-order mark."""
+    range, no lone surrogate, no byte-order mark, in every field (the typed decoder checks
+    UTF-8 and the range of numbers only in the fields it reads)."""
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -162,18 +170,25 @@ def parse_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str, a
     """Build a Call from the bytes of its log.json and label.json; ``where`` names the files.
     ``asr``: also read each turn's live ASR hypotheses (``CallTurn.heard``, ``CallTurn.hypotheses``).
 
-    One verdict whatever the bytes: ``_strict_call`` decides. ``_typed_call``, faster, reads
-    only the fields the conversion uses and skips the rest; it gives up (and the strict
-    decoder decides) on any call where skipping could hide what the strict one refuses."""
+    ``_typed_call``, faster, reads only the fields the conversion uses, as ``_strict_call``
+    reads them, and skips the rest; a call it does not take (a field it reads is missing,
+    of another type or malformed) is read by ``_strict_call``, which reads it or says what
+    is wrong. A skipped field is checked only as JSON: its texts' UTF-8 and its numbers'
+    range are not (the strict decoder, which parses every field, checks them too)."""
     return (_typed_call(session, log_bytes, label_bytes, where, asr)
             or _strict_call(session, log_bytes, label_bytes, where, asr))
 
 
 # Typed decoders for what the conversion reads: the rest of each file (most of it:
-# the ASR and SLU hypotheses) is skipped, not turned into Python objects.
+# the ASR and SLU hypotheses) is skipped, not turned into Python objects. A slot, slot
+# value or label is a _Scalar, made text as the strict decoder makes it (``_scalar``):
+# DSTC2's test tarball says counts as numbers, inform(count=3).
+_Scalar = str | int | float | bool
+
+
 class _Act(msgspec.Struct):
     act: str
-    slots: list[tuple[str, str]]
+    slots: list[tuple[_Scalar, _Scalar]]
 
 
 class _Output(msgspec.Struct):
@@ -212,7 +227,9 @@ class _SystemSpecific(msgspec.Struct):
 
 class _Log(msgspec.Struct):
     turns: list[_LogTurn]
-    system_specific: _SystemSpecific | None = msgspec.field(name="system-specific", default=None)
+    # (anything but an object holds no dialog manager, for the strict decoder too)
+    system_specific: _SystemSpecific | list[msgspec.Raw] | _Scalar | None = msgspec.field(
+        name="system-specific", default=None)
 
 
 class _HeardLog(_Log):
@@ -226,9 +243,9 @@ class _Semantics(msgspec.Struct):
 class _LabelTurn(msgspec.Struct):
     transcription: str
     semantics: _Semantics
-    goal_labels: dict[str, str] = msgspec.field(name="goal-labels", default_factory=dict)
-    method_label: str = msgspec.field(name="method-label", default="none")
-    requested_slots: list[str] = msgspec.field(name="requested-slots", default_factory=list)
+    goal_labels: dict[str, _Scalar] = msgspec.field(name="goal-labels", default_factory=dict)
+    method_label: _Scalar = msgspec.field(name="method-label", default="none")
+    requested_slots: list[_Scalar] = msgspec.field(name="requested-slots", default_factory=list)
 
 
 class _Label(msgspec.Struct):
@@ -242,14 +259,11 @@ _DECODE_LABEL = msgspec.json.Decoder(_Label).decode
 
 def _typed_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str, asr: bool) -> Call | None:
     """``parse_call`` by msgspec's typed decoders: the same Call, or None for a call that
-    they or ``_strict_call``'s checks reject (which ``_strict_call`` then says), or whose
-    skipped fields could hold what the strict decoder refuses."""
-    if _unvouched(log_bytes) or _unvouched(label_bytes):
-        return None
+    they or ``_strict_call``'s checks reject (which ``_strict_call`` then says)."""
     try:
         log = (_DECODE_HEARD_LOG if asr else _DECODE_LOG)(log_bytes)
         label = _DECODE_LABEL(label_bytes)
-    except (msgspec.MsgspecError, RecursionError):
+    except (msgspec.MsgspecError, RecursionError, UnicodeDecodeError):   # (a text it reads is not UTF-8)
         return None
     if not log.turns or len(log.turns) != len(label.turns):
         return None
@@ -262,79 +276,31 @@ def _typed_call(session: str, log_bytes: bytes, label_bytes: bytes, where: str, 
         if asr and not lt.input.live.asr_hyps:
             return None
         hyps = tuple((h.asr_hyp, h.score) for h in lt.input.live.asr_hyps) if asr else None
-        turns.append(CallTurn(lt.output.transcript, system_acts, bt.transcription, user_acts,
-                          tuple(sorted(bt.goal_labels.items())), bt.method_label, tuple(bt.requested_slots),
-                          hyps[0][0] if asr else None, hyps))
+        goals = tuple(sorted((slot, _scalar(value)) for slot, value in bt.goal_labels.items()))
+        turns.append(CallTurn(lt.output.transcript, system_acts, bt.transcription, user_acts, goals,
+                              _scalar(bt.method_label), tuple(map(_scalar, bt.requested_slots)),
+                              hyps[0][0] if asr else None, hyps))
     manager = log.system_specific
-    return Call(session, where, tuple(turns), None if manager is None else manager.dialog_manager)
+    return Call(session, where, tuple(turns), manager.dialog_manager if isinstance(manager, _SystemSpecific) else None)
 
 
-# The guard of the typed decoder (``_unvouched``). msgspec skips a field it does not read
-# without checking that its text is UTF-8 or that its number fits a double, as the strict
-# decoder does; so a call is left to the strict decoder when its bytes might hold such a
-# text or number. Its scans run in C, none in a Python loop over the bytes: ``isascii``,
-# every 64th byte for long runs of digits, and ``_guard.exponent``, which finds the
-# letters of exponents by memchr (0.1 s of CPU for the train/dev corpus, where the regexes
-# of ``_exponent_by_regex``, which say the same where the extension was not built, take
-# 0.35 s).
-_SAMPLED_DIGIT = bytes(ord("0") if chr(i).isdigit() and i < 128 else ord("x") for i in range(256))
-_STRIDE = 64                 # 200 digits in a row cover 3 sampled bytes in a row (3 * 64 <= 200 - 63)
-_LONG_NUMBER = re.compile(rb"[0-9]{200}")
-_EXPONENTS = ((b"e", re.compile(rb"e[0-9][0-9][0-9]")),     # a literal first: the engine looks for it
-              (b"E", re.compile(rb"E\+?[0-9][0-9][0-9]")),  # (E and + are rare: found by memchr first)
-              (b"+", re.compile(rb"e\+[0-9][0-9][0-9]")))
-_BEFORE_A_NUMBER = frozenset(b" \t\n\r:,[")
-
-
-def _unvouched(data: bytes) -> bool:
-    """Whether the typed decoder's skipping may hide what the strict decoder refuses: text
-    that is not ASCII (a skipped text's UTF-8 is not checked) or a number that may not fit
-    a double (a skipped number's range is not checked): 200 digits in a row, or a number
-    whose exponent has 3 digits or more. Conservative: a call it names is only read
-    slower, by the strict decoder, which decides."""
-    if not data.isascii():
-        return True
-    if b"000" in data[::_STRIDE].translate(_SAMPLED_DIGIT) and _LONG_NUMBER.search(data):
-        return True
-    return _exponent(data)
-
-
-def _exponent_by_regex(data: bytes) -> bool:
-    """Whether a number of ``data`` (ASCII) has an exponent of 3 digits or more."""
-    return any(byte in data and any(_a_number_at(data, found.start()) for found in pattern.finditer(data))
-               for byte, pattern in _EXPONENTS)
-
-
-def _a_number_at(data: bytes, exponent: int) -> bool:
-    """Whether the exponent at ``exponent`` ends a JSON number (``-12.5e400``), not a word
-    (``voip-7e123``): digits, a point and a sign back to what precedes a JSON value."""
-    start = exponent
-    while start and data[start - 1] in b"0123456789.":
-        start -= 1
-    if start == exponent:
-        return False            # (JSON has a digit before an exponent)
-    if start and data[start - 1] == ord("-"):
-        start -= 1
-    return start == 0 or data[start - 1] in _BEFORE_A_NUMBER
-
-
-try:
-    from ._guard import exponent as _exponent
-except ImportError:     # (installed where no C compiler was at hand: the same answers, slower)
-    _exponent = _exponent_by_regex
-
-
-_ACTS: dict = {}   # (act, slots) -> Act: the same thousand or so recur in every call
+_ACTS: dict = {}   # (act, slots as text) -> Act: the same thousand or so recur in every call
 
 
 def _typed_acts(raw: list, known: frozenset) -> tuple[Act, ...] | None:
-    """The Acts of decoded ``_Act``s; None if one is not ``known``."""
+    """The Acts of decoded ``_Act``s; None if one is not ``known``. (The keys of ``_ACTS``
+    hold only text: slots that hold a number, never equal to one, are made text first,
+    so that 1, 1.0 and true, equal as keys, stay "1", "1.0" and "True".)"""
     acts = []
     for item in raw:
         if item.act not in known:
             return None
         key = (item.act, tuple(item.slots))
-        acts.append(_ACTS.get(key) or _ACTS.setdefault(key, Act(*key)))
+        act = _ACTS.get(key)
+        if act is None:
+            key = (item.act, tuple((_scalar(slot), _scalar(value)) for slot, value in key[1]))
+            act = _ACTS.get(key) or _ACTS.setdefault(key, Act(*key))
+        acts.append(act)
     return tuple(acts)
 
 

@@ -40,13 +40,6 @@ class WholeTable:
                 "seconds": {task: round(s, 3) for task, s in self.seconds.items()},
                 "skipped": dict(self.skipped)}
 
-    def frame(self):
-        """The whole table as a pandas DataFrame, one row a (row, system) pair
-        (``api.frames.whole_frame``)."""
-        from ..api.frames import whole_frame
-
-        return whole_frame(self)
-
 
 def columns(spec: str | Sequence[str] | None) -> tuple[str, ...]:
     """The systems of ``--systems``: None gives the paper's six columns; a list of names
