@@ -198,7 +198,7 @@ def run(system: System, turns: Sequence[BotTurn], k: int = 1,
                     progress(i, len(turns))
                 system.reset()
                 dialog = turn.dialog
-                if turn.lead:
+                if getattr(turn, "lead", ()):     # (a BotTurn's; other turn objects have none)
                     system.preface(turn.lead)
             ranking = tuple(system.rank(turn.user, k))
             if not ranking:
@@ -221,7 +221,7 @@ def explain_turn(system: System, turns: Sequence[BotTurn], index: int, top: int 
         for turn in turns:
             if turn.dialog != target.dialog:
                 continue
-            if turn.lead:
+            if getattr(turn, "lead", ()):
                 system.preface(turn.lead)
             if turn.index == target.index:
                 try:

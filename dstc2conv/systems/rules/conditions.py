@@ -284,7 +284,7 @@ def _choice(item: str, compile_item):
 
 
 def _slot(name, value, patterns, site):
-    if value not in site.slots:
+    if site.slots is not None and value not in site.slots:
         raise Invalid(f"condition {name!r}: unknown slot {value!r} (slots: {', '.join(site.slots)})")
     return value
 

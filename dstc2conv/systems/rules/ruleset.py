@@ -167,7 +167,7 @@ class _Collect:
     def __init__(self, path: str):
         self.path = path
         self.problems: list[Problem] = []
-        self.slots = RULE_SLOTS                  # the slots its rules may name (its ontology's)
+        self.slots = RULE_SLOTS    # the slots its rules may name (its ontology's; None: not known, any)
         self.regexes = Budget(PROBE_SECONDS)   # what its regular expressions may take in all
 
     def __call__(self, message: str, line: int | None, rule_id: str | None = None) -> None:
@@ -391,7 +391,9 @@ def load_ontology(path: str) -> RuleOntology:
                                               + ("" if not isinstance(data, _Map) else ", and this one has none "
                                                  "of them"))])
     slots = _slots(data, bad)
-    _unknown_keys(data, ONTOLOGY_KEYS - set(RULE_SLOTS) | {slot.name for slot in slots}, bad, name=repr)
+    listed = data["slots"] if isinstance(data.get("slots"), _Map) else {s.name: None for s in slots}
+    _unknown_keys(data, ONTOLOGY_KEYS - set(RULE_SLOTS) | {name for name in listed if isinstance(name, str)}, bad,
+                  name=repr)
     values, phrases = _slot_values(data, tuple(slot.name for slot in slots), bad)
     _synonyms(data, values, phrases, bad)
     served = _served(data, values, bad)
@@ -569,7 +571,7 @@ def _combine(op: str, value: Any, patterns: dict, line: int, rule_id: str | None
 def _patterns(data: _Map, bad: _Collect) -> dict:
     """name -> template, or None for a pattern with a problem (noted). Its fields:
     ``{name}`` and the slots of the ontology (``bad.slots``)."""
-    fields_known = ("name", *bad.slots)
+    fields_known = None if bad.slots is None else ("name", *bad.slots)
     patterns = data.get("patterns")
     if not isinstance(patterns, _Map) or not patterns:
         bad("'patterns' must be a non-empty mapping of names to responses", data.key_lines.get("patterns", data.line))
@@ -584,7 +586,7 @@ def _patterns(data: _Map, bad: _Collect) -> dict:
         if not isinstance(template, str):
             bad(f"pattern {name!r} must be a string, not {show(template)}", line)
             continue
-        fields = [f for f in FIELD_RE.findall(template) if f not in fields_known]
+        fields = [f for f in FIELD_RE.findall(template) if fields_known is not None and f not in fields_known]
         if fields:
             bad(f"pattern {name!r}: unknown field {{{fields[0]}}} (fields: {', '.join(fields_known)})", line)
             continue
@@ -698,7 +700,7 @@ def _check_set(value: _Map, c: _Checking) -> tuple:
     (or dontcare, or null)."""
     slots = c.bad.slots
     for slot, said in value.items():
-        if slot not in slots:
+        if slots is not None and slot not in slots:
             c.note(f"'set': unknown slot {show(slot)} (slots: {', '.join(slots)})")
         elif said is not None and not isinstance(said, str):
             c.note(f"'set': {slot} takes a value, dontcare or null, not {show(said)}")
@@ -774,7 +776,7 @@ def _checked_rule(item: _Map, line: int, patterns: dict, ontology: RuleOntology 
         ok = ok and passed
     says = item.get("say") is not None
     responds = says or values["api_call"]
-    updates = bool(values["set"] or "mark" in item or values["take_named"])
+    updates = bool(values["set"] or "mark" in item or "take_named" in item)
     if responds == updates:
         bad("a rule either responds (say / api_call) or updates the state (set / mark)", line, rule_id)
     elif says and values["api_call"]:
@@ -824,8 +826,7 @@ def load_rules(path: str | os.PathLike, text: str | None = None) -> RuleSet:
             bad.problems.extend(exc.problems)
         except Dstc2ConvError as exc:     # cannot read it
             bad(f"ontology {ontology_path!r} ({ontology_file}): {exc.message}", data.key_lines["ontology"])
-    if ontology is not None:
-        bad.slots = ontology.slot_names
+    bad.slots = ontology.slot_names if ontology is not None else None   # (no ontology: its problems are said)
     patterns = _patterns(data, bad)
     items = data.get("rules")
     rules = []
