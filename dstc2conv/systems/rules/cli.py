@@ -16,7 +16,7 @@ from ...files import check_writable, output_folder, read_bytes, read_text, write
 from ...reporter import reporting
 from .objectives import OBJECTIVES
 from .problems import count
-from .shipped import DEFAULT_RULES, default_rules, shipped_for, shipped_rules
+from .shipped import DEFAULT_RULES, babi_reason, default_rules, first_bot_turn, shipped_for, shipped_rules
 
 if TYPE_CHECKING:
     from ...evaluate.responses import Score
@@ -71,13 +71,14 @@ def _load_systems(options: _TuneOptions | _ReportOptions, needed: bool = False):
 def _picked(args, data: str | None) -> str:
     """--rules, else the rule file for the data (``shipped.shipped_for``: bAbI tasks 1-5's
     for their files, else task 6's; the one in rules/ of the current folder if it is
-    there), said on stderr with why unless --quiet; without data, task 6's."""
+    there); without data, task 6's. bAbI's is said on stderr with why, unless --quiet
+    (task 6's, the rules' default, goes unsaid as before)."""
     if args.rules is not None:
         return args.rules
     if data is None:
         return default_rules()
     path, why = shipped_for(data)
-    if not args.quiet:
+    if not args.quiet and babi_reason(data, first_bot_turn(data)):
         print(f"dstc2conv: rules {path}: {why} (--rules names another)", file=sys.stderr)
     return path
 
