@@ -253,3 +253,11 @@ def test_the_new_keys_are_checked_with_the_file_and_line(tmp_path):
         "ontology.yaml:4: slots: 'price' takes a result relation (R_ and letters or _), not 'price'",
         "ontology.yaml:7: unknown key 'food' (known: cuisine, order, price, served, slots, spaced_names, synonyms)",
     ]
+
+
+def test_the_rules_system_fit_on_task_1s_train_file_answers_its_dev_file():
+    """As ``table2 --train T1-trn --dev T1-dev --test T1-dev --systems rules`` runs it."""
+    system = Rules().fit(str(_published(TASKS[0], "trn")))
+    turns = read_turns(_published(TASKS[0], "dev"))
+    assert system.ruleset_.path == shipped_rules("babi.yaml")
+    assert [p.text for p in answers(system, turns)] == [t.gold for t in turns]
