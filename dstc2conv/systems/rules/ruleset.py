@@ -56,7 +56,6 @@ from .conditions import (
 )
 from .problems import Problem, RuleFileError, show
 
-FIELDS = ("name", *RULE_SLOTS)   # a task-6 rule file's fields; an ontology's ``slots`` give others
 TOP_KEYS = {"ontology", "patterns", "rules"}
 ONTOLOGY_KEYS = {*RULE_SLOTS, "slots", "served", "synonyms", "spaced_names"}
 SLOT_NAME = regex.compile(r"[a-z][a-z_]*")
