@@ -122,7 +122,7 @@ def test_every_problem_of_a_file_is_reported_at_once(write, capsys):
         f"{rules}:23: duplicate rule id (first at line 14) (bye)",
         f"{rules}:24: condition 'turn_at_least' takes an integer, not true (bye)",
         f"{rules}:25: no pattern named 'byebye' (bye)",
-        f"{ontology}:5: unknown key 'colours' (known: area, food, price, served, spaced_names, synonyms)",
+        f"{ontology}:5: unknown key 'colours' (known: area, food, price, served, slots, spaced_names, synonyms)",
         f"{ontology}:6: synonym 'tai' maps to 3, which is not a food value",
     ]
     with pytest.raises(RuleFileError) as err:
@@ -198,7 +198,7 @@ def test_types_are_checked_strictly(write, capsys, edit, line, message, rule_id)
 
 
 @pytest.mark.parametrize("ontology, line, message", [
-    (ONTOLOGY + "colour: [red]\n", 5, "unknown key 'colour' (known: area, food, price, served, spaced_names, synonyms)"),
+    (ONTOLOGY + "colour: [red]\n", 5, "unknown key 'colour' (known: area, food, price, served, slots, spaced_names, synonyms)"),
     (ONTOLOGY.replace("[thai, noodles]", "[thai, 3]"), 1, "'food': item 2 must be a non-empty string, not 3"),
     (ONTOLOGY.replace("[cheap, expensive]", "cheap"), 3, "'price' takes a list of values"),
     (ONTOLOGY.replace("served: [thai]", "served: [thai, pizza]"), 4, "served: 'pizza' is not a food value"),
@@ -476,5 +476,6 @@ def test_null_is_absent_only_where_the_table_says_so(write):
 
 
 def test_the_table_and_the_rule_agree_on_the_keys():
-    assert KNOWN_RULE_KEYS == {"id", "priority", "enabled", "api_call", "offer", "note", "when", "say", "set", "mark"}
+    assert KNOWN_RULE_KEYS == {"id", "priority", "enabled", "api_call", "offer", "note", "when", "say", "set", "mark",
+                               "take_named"}
     assert RULE_ID.required and not any(key.required for key in RULE_KEYS)

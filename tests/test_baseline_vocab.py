@@ -83,6 +83,7 @@ EXAMPLES = {
     "known": ("food", {"food": "dontcare"}, {}),
     "missing": ({"all": ["food", "area"]}, {}, {"area": "north"}),
     "dontcare": ("area", {"area": "dontcare"}, {"area": "north"}),
+    "first_missing": ("area", {"food": "thai"}, {"food": "thai", "area": "north"}),
     "food_served": (True, {"food": "thai"}, {"food": "noodles"}),
     "state_changed": (True, {"changed": True}, {"changed": False}),
     "called": (True, {"called": True}, {}),

@@ -236,13 +236,15 @@ def test_init_writes_an_editable_copy_and_refuses_to_overwrite(tmp_path, capsys,
     monkeypatch.chdir(tmp_path)
     assert run(["rules", "init"]) == 0
     captured = capsys.readouterr()
-    assert captured.out == f"{os.path.join('my-rules', 'dstc2.yaml')}\n{os.path.join('my-rules', 'ontology.yaml')}\n"
+    names = ("dstc2.yaml", "ontology.yaml", "babi.yaml", "babi-ontology.yaml")
+    assert captured.out == "".join(os.path.join("my-rules", name) + "\n" for name in names)
     shipped = resources.files("dstc2conv.rulefiles")
-    for name in ("dstc2.yaml", "ontology.yaml"):
+    for name in names:
         assert (tmp_path / "my-rules" / name).read_text() == (shipped / name).read_text()
     (tmp_path / "my-rules" / "dstc2.yaml").write_text("edited")
     assert run(["rules", "init"]) == 2
-    assert capsys.readouterr().err == ("dstc2conv: error: my-rules/dstc2.yaml and my-rules/ontology.yaml already "
+    assert capsys.readouterr().err == ("dstc2conv: error: my-rules/dstc2.yaml and my-rules/ontology.yaml and "
+                                       "my-rules/babi.yaml and my-rules/babi-ontology.yaml already "
                                        "there: not overwritten (--force overwrites)\n")
     assert (tmp_path / "my-rules" / "dstc2.yaml").read_text() == "edited"
     assert run(["rules", "init", "--force"]) == 0

@@ -77,6 +77,11 @@ class System:
     def reset(self) -> None:
         """A new dialog starts: forget the last one."""
 
+    def preface(self, context: tuple[str, ...]) -> None:
+        """The context lines before the dialog's first exchange (bAbI tasks 3 and 4 open
+        with the KB facts of their restaurants), given after ``reset`` when there are any;
+        by default ignored."""
+
     def rank(self, user: str, k: int) -> tuple[str, ...]:
         """The system's ``k`` best responses (at least one) to the user utterance, best first."""
         raise NotImplementedError
@@ -195,6 +200,8 @@ def run(system: System, turns: Sequence[BotTurn], k: int = 1,
                     progress(i, len(turns))
                 system.reset()
                 dialog = turn.dialog
+                if getattr(turn, "lead", ()):     # (a BotTurn's; other turn objects have none)
+                    system.preface(turn.lead)
             ranking = tuple(system.rank(turn.user, k))
             if not ranking:
                 raise Dstc2ConvError(f"{system.label()}: no response at turn {turn.index + 1} of dialog {turn.dialog + 1}")
@@ -216,6 +223,8 @@ def explain_turn(system: System, turns: Sequence[BotTurn], index: int, top: int 
         for turn in turns:
             if turn.dialog != target.dialog:
                 continue
+            if getattr(turn, "lead", ()):
+                system.preface(turn.lead)
             if turn.index == target.index:
                 try:
                     return system.explain(turn.user, top)

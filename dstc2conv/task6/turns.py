@@ -14,13 +14,16 @@ from .format import Dialog, Exchange, is_api_call, read_dialogs
 @dataclass(frozen=True, slots=True)
 class BotTurn:
     """One bot turn to predict: its user utterance, gold bot utterance (the bot utterance
-    the file gives), and the context lines (results) that follow it."""
+    the file gives), and the context lines (results) that follow it. A dialog's first
+    turn also carries the context lines before it (``lead``: bAbI tasks 3 and 4 open with
+    the KB facts of their restaurants)."""
     dialog: int
     index: int           # bot turn number within the dialog, from 0
     line: int            # line number in the file (0 if unknown)
     user: str
     gold: str
     context: tuple[str, ...]
+    lead: tuple[str, ...] = ()   # the dialog's context lines before its first exchange (first turn only)
 
     @property
     def is_call(self) -> bool:
@@ -48,10 +51,10 @@ def dialog_turns(dialog: Dialog, number: int = 0) -> DialogTurns:
             context.append(line.text)
             continue
         if at is not None:
-            turns.append(BotTurn(number, len(turns), at, user, gold, tuple(context)))
+            turns.append(BotTurn(number, len(turns), at, user, gold, tuple(context), () if turns else tuple(lead)))
         at, user, gold, context = start + offset if start else 0, line.user, line.bot, []
     if at is not None:
-        turns.append(BotTurn(number, len(turns), at, user, gold, tuple(context)))
+        turns.append(BotTurn(number, len(turns), at, user, gold, tuple(context), () if turns else tuple(lead)))
     return DialogTurns(dialog, tuple(lead), tuple(turns))
 
 

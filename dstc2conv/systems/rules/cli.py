@@ -16,7 +16,7 @@ from ...files import check_writable, output_folder, read_bytes, read_text, write
 from ...reporter import reporting
 from .objectives import OBJECTIVES
 from .problems import count
-from .shipped import DEFAULT_RULES, default_rules, shipped_rules
+from .shipped import DEFAULT_RULES, babi_reason, default_rules, first_bot_turn, shipped_for, shipped_rules
 
 if TYPE_CHECKING:
     from ...evaluate.responses import Score
@@ -40,6 +40,8 @@ def _load(options: _Files):
     return ruleset, turns
 
 
+# the shipped rule files, each with its ontology: task 6's, bAbI tasks 1-5's
+SHIPPED_FILES = ("dstc2.yaml", "ontology.yaml", "babi.yaml", "babi-ontology.yaml")
 NO_MANIFEST = "none"    # --manifest none: no manifest, not even the one beside the data
 
 
@@ -64,6 +66,21 @@ def _load_systems(options: _TuneOptions | _ReportOptions, needed: bool = False):
         # the manifest beside the data, not asked for: say how to do without it
         raise Dstc2ConvError(f"{exc.message} (--manifest {NO_MANIFEST} ignores it)", exc.path, exc.line) from None
     return ruleset, turns, sessions
+
+
+def _picked(args, data: str | None) -> str:
+    """--rules, else the rule file for the data (``shipped.shipped_for``: bAbI tasks 1-5's
+    for their files, else task 6's; the one in rules/ of the current folder if it is
+    there); without data, task 6's. bAbI's is said on stderr with why, unless --quiet
+    (task 6's, the rules' default, goes unsaid as before)."""
+    if args.rules is not None:
+        return args.rules
+    if data is None:
+        return default_rules()
+    path, why = shipped_for(data)
+    if not args.quiet and babi_reason(data, first_bot_turn(data)):
+        print(f"dstc2conv: rules {path}: {why} (--rules names another)", file=sys.stderr)
+    return path
 
 
 def _say(options: _Files, message: str) -> None:
@@ -131,7 +148,7 @@ class _ScoreOptions(_Files):
 
 
 def _cmd_score(args) -> int:
-    options = _ScoreOptions(rules=args.rules, data=args.data, quiet=args.quiet, json=args.json,
+    options = _ScoreOptions(rules=_picked(args, args.data), data=args.data, quiet=args.quiet, json=args.json,
                             against=args.against, save=args.save, flips=args.flips, context=args.context,
                             watch=args.watch, no_history=args.no_history, history_dir=args.history_dir,
                             manifest=args.manifest, chooser=args.chooser)
@@ -188,10 +205,13 @@ def _sessions(options: _ScoreOptions, dialogs: int, read_sessions):
 
 
 def _is_shipped(path: str) -> bool:
-    try:
-        return os.path.samefile(path, shipped_rules())
-    except OSError:
-        return False
+    for name in SHIPPED_FILES[::2]:
+        try:
+            if os.path.samefile(path, shipped_rules(name)):
+                return True
+        except OSError:
+            pass
+    return False
 
 
 def _scored(ruleset, setup: _Scoring) -> tuple[Scored, float]:
@@ -236,7 +256,8 @@ def _baseline(options: _ScoreOptions, setup: _Scoring, ruleset) -> _Baseline | N
         return _Baseline(label, f"{label}: rules:{find.sha256[:12]}{where}", find.to_score(), scored)
     if against == "shipped" or (history is None or against not in history.pinned):
         if against == "shipped":
-            path, described = shipped_rules(), "shipped: the rules shipped with dstc2conv"
+            path, described = shipped_for(setup.data, setup.turns, installed=True)[0], \
+                "shipped: the rules shipped with dstc2conv"
         elif os.path.isfile(against):
             path, described = against, against
         else:
@@ -380,7 +401,7 @@ def _cmd_init(args) -> int:
 
     options = _InitOptions(folder=args.folder, force=args.force)
     shipped = resources.files("dstc2conv.rulefiles")
-    names = ("dstc2.yaml", "ontology.yaml")
+    names = SHIPPED_FILES
     targets = [os.path.join(options.folder, name) for name in names]
     there = [t for t in targets if os.path.lexists(t)]
     if there and not options.force:
@@ -394,7 +415,8 @@ def _cmd_init(args) -> int:
     write_files_atomic([(target, (shipped / name).read_bytes()) for name, target in zip(names, targets)])
     for target in targets:
         print(target)
-    print(f"score them: dstc2conv rules score --rules {targets[0]} --data T6FILE", file=sys.stderr)
+    print(f"score them: dstc2conv rules score --rules {targets[0]} --data T6FILE "
+          f"(bAbI tasks 1-5: --rules {targets[2]})", file=sys.stderr)
     return 0
 
 
@@ -406,7 +428,7 @@ class _PredictOptions(_Files):
 
 
 def _cmd_predict(args) -> int:
-    options = _PredictOptions(rules=args.rules, data=args.data, quiet=args.quiet, out=args.out, chooser=args.chooser)
+    options = _PredictOptions(rules=_picked(args, args.data), data=args.data, quiet=args.quiet, out=args.out, chooser=args.chooser)
     if options.out != "-":
         check_writable(options.out, (options.data, options.rules))
     ruleset, turns = _load(options)
@@ -437,7 +459,7 @@ def _cmd_report(args) -> int:
     from .engine import Compiled, predict
     from .report import tables
 
-    options = _ReportOptions(rules=args.rules, data=args.data, quiet=args.quiet, format=args.format, out=args.out,
+    options = _ReportOptions(rules=_picked(args, args.data), data=args.data, quiet=args.quiet, format=args.format, out=args.out,
                              top=args.top, by_system=args.by_system, manifest=args.manifest, chooser=args.chooser)
     to_csv = options.format == "csv"
     _report_flags(options)
@@ -508,7 +530,8 @@ def _cmd_check(args) -> int:
     from .check import find_problems
     from .ruleset import load_rules
 
-    options = _CheckOptions(rules=args.rules, data=tuple(args.data or ()), quiet=args.quiet)
+    options = _CheckOptions(rules=_picked(args, (args.data or [None])[0]), data=tuple(args.data or ()),
+                            quiet=args.quiet)
     ruleset = load_rules(options.rules)
     files = [read_turns(path) for path in options.data]
     findings = find_problems(ruleset, files) if files else []
@@ -534,7 +557,7 @@ class _TuneOptions(_Files):
 def _cmd_tune(args) -> int:
     from .tune import tune, write_tuned
 
-    options = _TuneOptions(rules=args.rules, data=args.data, quiet=args.quiet, out=args.out, budget=args.budget,
+    options = _TuneOptions(rules=_picked(args, args.data), data=args.data, quiet=args.quiet, out=args.out, budget=args.budget,
                            objective=args.objective, force=args.force, manifest=args.manifest)
     name = os.path.basename(options.data).lower()
     if ("tst" in name or "test" in name) and not options.force:
@@ -648,9 +671,10 @@ def add_parser(sub) -> None:
 def _common(p, data_required=True) -> None:
     """--rules, --data (required; with ``data_required`` False, repeatable and optional;
     None: none) and --quiet."""
-    p.add_argument("--rules", default=default_rules(), metavar="FILE",
-                   help=f"rule file (default: {DEFAULT_RULES} if it is in the current folder, "
-                        "else the rules shipped with dstc2conv)")
+    p.add_argument("--rules", default=None, metavar="FILE",
+                   help=f"rule file (default: for bAbI tasks 1-5's data, babi.yaml, else dstc2.yaml: the one in "
+                        f"{os.path.dirname(DEFAULT_RULES)}/ of the current folder if it is there, else the one "
+                        "shipped with dstc2conv)")
     if data_required:
         p.add_argument("--data", required=True, metavar="T6FILE", help="a task-6 file")
     elif data_required is not None:    # None: the command takes its files under other names

@@ -80,10 +80,11 @@ class Budget:
 @dataclass(frozen=True)
 class Site:
     """Where a condition's value is compiled: the problem to report when its regular
-    expression is too slow on some text (the rule file, line and rule), and the rule
-    file's Budget."""
+    expression is too slow on some text (the rule file, line and rule), the rule
+    file's Budget, and the slots its ontology has."""
     slow: Problem
     budget: Budget
+    slots: tuple = RULE_SLOTS
 
 
 @dataclass(frozen=True)
@@ -278,17 +279,21 @@ def _choice(item: str, compile_item):
             mode, items = "any", [raw]
         else:
             raise Invalid(f"condition {name!r} takes a {item} or {{any: [...]}} / {{all: [...]}}, not {show(raw)}")
-        return Choice(mode, tuple(compile_item(name, value, patterns) for value in items))
+        return Choice(mode, tuple(compile_item(name, value, patterns, site) for value in items))
     return compile
 
 
-def _slot(name, value, patterns):
-    if value not in RULE_SLOTS:
-        raise Invalid(f"condition {name!r}: unknown slot {value!r} (slots: {', '.join(RULE_SLOTS)})")
+def _slot(name, value, patterns, site):
+    if site.slots is not None and value not in site.slots:
+        raise Invalid(f"condition {name!r}: unknown slot {value!r} (slots: {', '.join(site.slots)})")
     return value
 
 
-def _pattern(name, value, patterns):
+def _not_a_slot(name, raw):
+    raise Invalid(f"condition {name!r} takes a slot, not {show(raw)}")
+
+
+def _pattern(name, value, patterns, site):
     if value not in patterns:
         raise Invalid(f"condition {name!r}: no pattern named {value!r}")
     if patterns[value] is None:
@@ -296,7 +301,7 @@ def _pattern(name, value, patterns):
     return pattern_regex(patterns[value])
 
 
-def _flag(name, value, patterns):
+def _flag(name, value, patterns, site):
     if not FLAG_RE.fullmatch(value):
         raise Invalid(f"condition {name!r}: {value!r} is not a flag name (letters, digits, - and _)")
     return value
@@ -305,7 +310,7 @@ def _flag(name, value, patterns):
 def _words(name, raw, patterns, site: Site) -> Choice:
     """Words or phrases, each found at word boundaries: any of them as one expression,
     all of them as one expression each."""
-    words = _choice("word", lambda n, v, p: v)(name, raw, patterns, site)
+    words = _choice("word", lambda n, v, p, s: v)(name, raw, patterns, site)
     sources = ([r"\b(?:" + "|".join(regex.escape(w) for w in words.items) + r")\b"] if words.mode == "any"
                else [r"\b(?:" + regex.escape(w) + r")\b" for w in words.items])
     for source in sources:    # (bounded as a regular expression is: compiling takes time with their length)
@@ -317,7 +322,10 @@ BOOL = _plain("true or false", lambda v: isinstance(v, bool))
 INT = _plain("an integer", lambda v: isinstance(v, int) and not isinstance(v, bool))
 REGEX = ValueKind("a regular expression", _regex)
 WORDS = ValueKind("words or phrases", _words, "word")
-SLOT_CHOICE = ValueKind(f"slots ({', '.join(RULE_SLOTS)})", _choice("slot", _slot), "slot")
+SLOT_CHOICE = ValueKind(f"slots (the ontology's; task 6: {', '.join(RULE_SLOTS)})", _choice("slot", _slot), "slot")
+ONE_SLOT = ValueKind("a slot (the ontology's)",
+                     lambda name, raw, patterns, site: _slot(name, raw, patterns, site) if isinstance(raw, str) else
+                     _not_a_slot(name, raw))
 PATTERN_CHOICE = ValueKind("pattern names", _choice("pattern name", _pattern), "pattern name")
 FLAG_CHOICE = ValueKind("flags", _choice("flag", _flag), "flag")
 
@@ -463,10 +471,15 @@ def _dontcare(value, env):
     return value.holds(lambda slot: lambda s, u, m: getattr(s, slot) == DONTCARE)
 
 
+@condition("first_missing", ONE_SLOT, "the slot is the first unset one in the ontology's order of slots")
+def _first_missing(value, env):
+    return lambda s, u, m: s.first_missing() == value
+
+
 @condition("food_served", BOOL, "some restaurant serves (true) or none (false) the food (the ontology's `served`)")
 def _food_served(value, env):
     served = env.served
-    return lambda s, u, m: (s.food in served) == value
+    return lambda s, u, m: (getattr(s, "food", None) in served) == value
 
 
 @condition("state_changed", BOOL, "the slots differ (true) or not (false) from the last api_call's")

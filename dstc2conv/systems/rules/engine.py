@@ -10,6 +10,12 @@ and its result lines become the results; a turn naming a restaurant of the resul
 makes it the current one, offered. State rules may also raise flags (``mark``) that
 stay raised for the rest of the dialog. The state never depends on which response rule
 won, so a turn's candidate responses can be computed once and reordered freely (tune).
+
+The slots are the ontology's (``RuleOntology.slots``: task 6's food, area and price by
+default; bAbI tasks 1-5's cuisine, location, number and price), in the order an api_call
+writes them. Result lines before a dialog's first exchange (bAbI tasks 3 and 4) are the
+results from the start (``preface``). A state rule with ``take_named`` makes the
+restaurant of the results that the user turn names the current one.
 """
 from __future__ import annotations
 
@@ -18,19 +24,24 @@ from operator import methodcaller
 
 from ...task6.format import NO_RESULT, RATING, Fact, is_api_call
 from ...task6.turns import BotTurn
-from ...task6.vocabulary import DONTCARE, PLACEHOLDERS, SLOTS
+from ...task6.vocabulary import DONTCARE
 from .conditions import EMPTY, FIELD_RE, Env, pattern_regex, predicates
-from .ruleset import Rule, RuleSet
+from .ruleset import TASK6_SLOTS, Rule, RuleSet
 
 
 class State:
     """What the engine knows at a bot turn (mutable within one dialog only). The slots
-    are attributes named as rule files name them (``vocabulary.RULE_SLOTS``)."""
-    __slots__ = ("food", "area", "price", "results", "offered", "current", "last_call", "called",
-                 "prev_bot", "prev_matches", "said", "turn", "changed", "upcoming", "flags", "history", "wording")
+    are attributes named as rule files name them (``order``: the ontology's slots, task
+    6's food, area and price by default; none of them is named as the other attributes
+    are, ``ruleset.NOT_SLOTS``)."""
+    __slots__ = ("order", "results", "offered", "current", "last_call", "called",
+                 "prev_bot", "prev_matches", "said", "turn", "changed", "upcoming", "flags", "history", "wording",
+                 "__dict__")
 
-    def __init__(self) -> None:
-        self.food = self.area = self.price = None
+    def __init__(self, slots: tuple = TASK6_SLOTS) -> None:
+        self.order = slots             # ruleset.RuleSlot, in the order an api_call writes them
+        for slot in slots:
+            setattr(self, slot.name, None)
         self.results: dict[str, dict[str, str]] = {}   # name -> attributes, R_rating included
         self.offered: set[str] = set()
         self.current: str | None = None
@@ -48,10 +59,17 @@ class State:
 
     def call_text(self) -> str:
         return "api_call " + " ".join(
-            v if v not in EMPTY else placeholder for placeholder, v in zip(PLACEHOLDERS, self.values()))
+            v if v not in EMPTY else slot.attribute for slot, v in zip(self.order, self.values()))
 
     def values(self) -> tuple:
-        return (self.food, self.area, self.price)
+        return tuple(getattr(self, slot.name) for slot in self.order)
+
+    def first_missing(self) -> str | None:
+        """The first slot, in the ontology's order, that is unset (None: none is)."""
+        for slot in self.order:
+            if getattr(self, slot.name) is None:
+                return slot.name
+        return None
 
     def next_offer(self) -> str | None:
         """The highest-rated restaurant of the results not yet offered (ties: by name)."""
@@ -86,6 +104,7 @@ class Compiled:
         self.state_rules = [(r, predicates(r.when, env)) for r in rules if r.updates_state]
         self.responders = [(r, self._responder(r, predicates(r.when, env))) for r in rules if not r.updates_state]
         self.ontology = ruleset.ontology
+        self.slots = ruleset.ontology.slots
         self.spaced = dict(ruleset.ontology.spaced)
         named = [(name, t) for name, t in ruleset.patterns.items() if "{name}" in t]
         self.namers = [pattern_regex(t, named=True) for _, t in named]
@@ -106,6 +125,18 @@ class Compiled:
                     return None
             return render(rule, state)
         return respond
+
+    def new_state(self) -> State:
+        """The state at the start of a dialog, with the ontology's slots."""
+        return State(self.slots)
+
+    def preface(self, state: State, lines: tuple[str, ...]) -> None:
+        """The result lines before a dialog's first exchange become its results (bAbI
+        tasks 3 and 4 give their restaurants' facts there, with no api_call)."""
+        for text in lines:
+            fact = Fact.match(text)
+            if fact is not None:
+                state.results.setdefault(fact.name, {})[fact.attribute] = fact.value
 
     def observe(self, state: State, turn: BotTurn) -> None:
         """Update the state with the gold bot turn (``_take_gold``),
@@ -162,12 +193,12 @@ class Compiled:
         if restaurant is not None:
             attrs = state.results.get(restaurant, {})
             fields["name"] = restaurant
-            for slot in SLOTS:
-                fields[slot.rule] = attrs.get(slot.attribute)
+            for slot in state.order:
+                fields[slot.name] = attrs.get(slot.attribute)
         else:
-            for slot in SLOTS:
-                value = getattr(state, slot.rule)
-                fields[slot.rule] = None if value == DONTCARE else value
+            for slot in state.order:
+                value = getattr(state, slot.name)
+                fields[slot.name] = None if value == DONTCARE else value
         if any(fields.get(field) is None for field in FIELD_RE.findall(template)):
             return None
         if restaurant in self.spaced:
@@ -199,6 +230,10 @@ class Compiled:
                 for slot, value in rule.set:
                     setattr(state, slot, value)
                 state.flags.update(rule.mark)
+                if rule.take_named:
+                    named = next((word for word in user.split() if word in state.results), None)
+                    if named is not None:
+                        state.current = named
         state.changed = state.call_text() != state.last_call
         state.upcoming = state.next_offer()
         return mentioned
@@ -210,12 +245,12 @@ def _take_gold(state: State, turn: BotTurn, gold: str) -> None:
     restaurant of the results it names."""
     if is_api_call(gold) and gold != NO_RESULT:
         parts = gold.split()[1:]
-        if len(parts) == 3:
-            for slot, value in zip(SLOTS, parts):
+        if len(parts) == len(state.order):
+            for slot, value in zip(state.order, parts):
                 if value != slot.attribute:
-                    setattr(state, slot.rule, value)
-                elif getattr(state, slot.rule) != DONTCARE:
-                    setattr(state, slot.rule, None)
+                    setattr(state, slot.name, value)
+                elif getattr(state, slot.name) != DONTCARE:
+                    setattr(state, slot.name, None)
         state.last_call = gold
         state.called = True
         state.results = {}
@@ -289,7 +324,9 @@ def _states(compiled: Compiled, turns: list[BotTurn]):
     dialog = -1
     for turn in turns:
         if turn.dialog != dialog:
-            state, dialog = State(), turn.dialog
+            state, dialog = compiled.new_state(), turn.dialog
+            if turn.lead:
+                compiled.preface(state, turn.lead)
         yield turn, state, compiled.before_response(state, turn.user)
         compiled.observe(state, turn)
 

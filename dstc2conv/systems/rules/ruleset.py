@@ -35,7 +35,7 @@ import yaml
 from ...errors import Dstc2ConvError
 from ...files import read_bytes
 from ...limits import MAX_REGEX_TOTAL, MAX_RULE_FILE
-from ...task6.vocabulary import DONTCARE, RULE_SLOTS
+from ...task6.vocabulary import DONTCARE, RULE_SLOTS, SLOTS
 from .conditions import (
     COMBINATORS,
     CONDITIONS,
@@ -56,9 +56,14 @@ from .conditions import (
 )
 from .problems import Problem, RuleFileError, show
 
-FIELDS = ("name", *RULE_SLOTS)
 TOP_KEYS = {"ontology", "patterns", "rules"}
-ONTOLOGY_KEYS = {*RULE_SLOTS, "served", "synonyms", "spaced_names"}
+ONTOLOGY_KEYS = {*RULE_SLOTS, "slots", "served", "synonyms", "spaced_names"}
+SLOT_NAME = regex.compile(r"[a-z][a-z_]*")
+ATTRIBUTE = regex.compile(r"R_[A-Za-z_]+")
+# not slot names: a pattern's other fields, and what the engine's State keeps besides the slots
+NOT_SLOTS = frozenset({"name", "token", "order", "results", "offered", "current", "last_call", "called", "prev_bot",
+                       "prev_matches", "said", "turn", "changed", "upcoming", "flags", "history", "wording",
+                       "values", "call_text", "next_offer", "first_missing"})
 LIKE = ("prev_bot",)        # what ``say: {like: ...}`` may name
 ALIAS_LIMIT = 10_000        # YAML nodes that aliases may bring into one file, in all
 MAX_DEPTH = 16              # not / any / all nested in one another
@@ -83,6 +88,18 @@ class Written:
 
 
 @dataclass(frozen=True)
+class RuleSlot:
+    """A slot of the ontology: its name in rule files and patterns (``food``, ``cuisine``)
+    and the result relation that holds its value (``R_cuisine``), which an api_call also
+    writes for the slot when it has no value."""
+    name: str
+    attribute: str
+
+
+TASK6_SLOTS = tuple(RuleSlot(slot.rule, slot.attribute) for slot in SLOTS)   # food, area, price
+
+
+@dataclass(frozen=True)
 class Rule:
     id: str
     priority: int
@@ -97,10 +114,11 @@ class Rule:
     mark: tuple = ()            # flags the rule raises for the rest of the dialog
     like: str | None = None     # say: {like: prev_bot}: the pattern that gold bot turn matched
     written: Written | None = None   # where its keys are in the file (None: not from a file)
+    take_named: bool = False    # the restaurant of the results the user turn names becomes the current one
 
     @property
     def updates_state(self) -> bool:
-        return bool(self.set or self.mark)
+        return bool(self.set or self.mark or self.take_named)
 
 
 @dataclass(frozen=True)
@@ -111,6 +129,11 @@ class RuleOntology:
     matcher: Any               # compiled regex over all phrases (escaped literals only)
     sha256: str                # of the file
     spaced: tuple = ()         # (name, as bot turns write it): restaurants named with spaces there
+    slots: tuple = TASK6_SLOTS  # RuleSlot, in the order an api_call writes them (and rules ask them)
+
+    @property
+    def slot_names(self) -> tuple:
+        return tuple(slot.name for slot in self.slots)
 
 
 @dataclass(frozen=True)
@@ -143,6 +166,7 @@ class _Collect:
     def __init__(self, path: str):
         self.path = path
         self.problems: list[Problem] = []
+        self.slots = RULE_SLOTS    # the slots its rules may name (its ontology's; None: not known, any)
         self.regexes = Budget(PROBE_SECONDS)   # what its regular expressions may take in all
 
     def __call__(self, message: str, line: int | None, rule_id: str | None = None) -> None:
@@ -365,8 +389,11 @@ def load_ontology(path: str) -> RuleOntology:
                                               f"{', '.join(RULE_SLOTS)} (and synonyms, served)"
                                               + ("" if not isinstance(data, _Map) else ", and this one has none "
                                                  "of them"))])
-    _unknown_keys(data, ONTOLOGY_KEYS, bad, name=repr)
-    values, phrases = _slot_values(data, bad)
+    slots = _slots(data, bad)
+    listed = data["slots"] if isinstance(data.get("slots"), _Map) else {s.name: None for s in slots}
+    _unknown_keys(data, ONTOLOGY_KEYS - set(RULE_SLOTS) | {name for name in listed if isinstance(name, str)}, bad,
+                  name=repr)
+    values, phrases = _slot_values(data, tuple(slot.name for slot in slots), bad)
     _synonyms(data, values, phrases, bad)
     served = _served(data, values, bad)
     spaced = _spaced_names(data, bad)
@@ -377,15 +404,39 @@ def load_ontology(path: str) -> RuleOntology:
             f"({len(source):,}; DSTC2's take 842)", 1)
     bad.raise_any()
     matcher = regex.compile(source)
-    return RuleOntology(values, frozenset(served), phrases, matcher, hashlib.sha256(raw).hexdigest(), spaced)
+    return RuleOntology(values, frozenset(served), phrases, matcher, hashlib.sha256(raw).hexdigest(), spaced, slots)
 
 
-def _slot_values(data: _Map, bad: _Collect) -> tuple[dict[str, tuple], dict[str, tuple[str, str]]]:
+def _slots(data: _Map, bad: _Collect) -> tuple:
+    """``slots``: each slot's name and the result relation of its value, in the order an
+    api_call writes them (``{cuisine: R_cuisine, location: R_location, ...}``); without
+    it, task 6's food, area and price (R_cuisine, R_location, R_price)."""
+    if "slots" not in data:
+        return TASK6_SLOTS
+    table, line = data["slots"], data.key_lines["slots"]
+    if not isinstance(table, _Map) or not table:
+        bad(f"'slots' takes a mapping of slot names to result relations ({{cuisine: R_cuisine, ...}}), "
+            f"not {show(table)}", line)
+        return TASK6_SLOTS
+    slots = []
+    for name, attribute in table.items():
+        at = table.key_lines[name]
+        if not isinstance(name, str) or not SLOT_NAME.fullmatch(name) or name in NOT_SLOTS:
+            taken = f" ({name!r} is taken)" if name in NOT_SLOTS else ""
+            bad(f"slots: {show(name)} is not a slot name (lower-case letters and _){taken}", at)
+        elif not isinstance(attribute, str) or not ATTRIBUTE.fullmatch(attribute):
+            bad(f"slots: {name!r} takes a result relation (R_ and letters or _), not {show(attribute)}", at)
+        else:
+            slots.append(RuleSlot(name, attribute))
+    return tuple(slots) or TASK6_SLOTS
+
+
+def _slot_values(data: _Map, names: tuple, bad: _Collect) -> tuple[dict[str, tuple], dict[str, tuple[str, str]]]:
     """Each slot's values; and the phrases that say them, ``{phrase: (slot, value)}``
     (a value, and the value with spaces for its _)."""
     values: dict[str, tuple] = {}
     phrases: dict[str, tuple[str, str]] = {}
-    for slot in RULE_SLOTS:
+    for slot in names:
         items, wrong = _strings(data.get(slot), f"{slot!r}")
         if wrong or isinstance(data.get(slot), str):
             bad(wrong or f"{slot!r} takes a list of values", data.key_lines.get(slot, data.line))
@@ -406,8 +457,8 @@ def _synonyms(data: _Map, values: dict[str, tuple], phrases: dict[str, tuple[str
         synonyms = None
     for slot, table in (synonyms or {}).items():
         line = synonyms.key_lines[slot]
-        if slot not in RULE_SLOTS:
-            bad(f"synonyms: unknown slot {slot!r} (slots: {', '.join(RULE_SLOTS)})", line)
+        if slot not in values:
+            bad(f"synonyms: unknown slot {slot!r} (slots: {', '.join(values)})", line)
             continue
         if not isinstance(table, _Map):
             bad(f"synonyms: {slot!r} takes a mapping of phrases to values, not {show(table)}", line)
@@ -432,6 +483,9 @@ def _served(data: _Map, values: dict[str, tuple], bad: _Collect) -> tuple:
             bad(wrong, line)
             served = ()
         for value in served:
+            if "food" not in values:
+                bad("'served' lists food values, and this ontology has no food slot", line)
+                break
             if values["food"] and value not in values["food"]:
                 bad(f"served: {value!r} is not a food value", line)
     return served
@@ -480,7 +534,7 @@ def _when(node: Any, patterns: dict, rule_id: str | None, bad: _Collect, depth: 
             continue
         try:
             compiled = entry.kind.compile(key, value, patterns, Site(Problem(bad.path, at, TOO_SLOW, rule_id),
-                                                                     bad.regexes))
+                                                                     bad.regexes, bad.slots))
         except Invalid as exc:
             if exc.message:
                 bad(exc.message, at, rule_id)
@@ -514,7 +568,9 @@ def _combine(op: str, value: Any, patterns: dict, line: int, rule_id: str | None
     return Combine(op, tuple(built), line) if all(b is not None for b in built) else None
 
 def _patterns(data: _Map, bad: _Collect) -> dict:
-    """name -> template, or None for a pattern with a problem (noted)."""
+    """name -> template, or None for a pattern with a problem (noted). Its fields:
+    ``{name}`` and the slots of the ontology (``bad.slots``)."""
+    fields_known = None if bad.slots is None else ("name", *bad.slots)
     patterns = data.get("patterns")
     if not isinstance(patterns, _Map) or not patterns:
         bad("'patterns' must be a non-empty mapping of names to responses", data.key_lines.get("patterns", data.line))
@@ -529,9 +585,9 @@ def _patterns(data: _Map, bad: _Collect) -> dict:
         if not isinstance(template, str):
             bad(f"pattern {name!r} must be a string, not {show(template)}", line)
             continue
-        fields = [f for f in FIELD_RE.findall(template) if f not in FIELDS]
+        fields = [f for f in FIELD_RE.findall(template) if fields_known is not None and f not in fields_known]
         if fields:
-            bad(f"pattern {name!r}: unknown field {{{fields[0]}}} (fields: {', '.join(FIELDS)})", line)
+            bad(f"pattern {name!r}: unknown field {{{fields[0]}}} (fields: {', '.join(fields_known)})", line)
             continue
         if any(len(FIELD_RE.findall(word)) > 1 for word in template.split()):
             # each field is one word: two in one word could not be told apart (and their
@@ -641,9 +697,10 @@ def _check_say(value: str | dict, c: _Checking) -> tuple[str | None, str | None]
 def _check_set(value: _Map, c: _Checking) -> tuple:
     """The (slot, value) pairs; each slot must be one, each value one of its own
     (or dontcare, or null)."""
+    slots = c.bad.slots
     for slot, said in value.items():
-        if slot not in RULE_SLOTS:
-            c.note(f"'set': unknown slot {show(slot)} (slots: {', '.join(RULE_SLOTS)})")
+        if slots is not None and slot not in slots:
+            c.note(f"'set': unknown slot {show(slot)} (slots: {', '.join(slots)})")
         elif said is not None and not isinstance(said, str):
             c.note(f"'set': {slot} takes a value, dontcare or null, not {show(said)}")
         elif said not in (DONTCARE, None) and c.ontology is not None and said not in c.ontology.values[slot]:
@@ -669,6 +726,7 @@ RULE_KEYS = (
     RuleKey("set", _is_mapping, "'set' must be a mapping of slots to values", (), nullable=True, check=_check_set),
     RuleKey("mark", _is_flags, "'mark' takes a flag name or a list of them (letters, digits, - and _)", (),
             nullable=True, check=_check_mark, shown=False),
+    RuleKey("take_named", _is_bool, "'take_named' must be true or false", False),
 )
 KNOWN_RULE_KEYS = frozenset([RULE_ID.name, *(key.name for key in RULE_KEYS)])
 
@@ -717,7 +775,7 @@ def _checked_rule(item: _Map, line: int, patterns: dict, ontology: RuleOntology 
         ok = ok and passed
     says = item.get("say") is not None
     responds = says or values["api_call"]
-    updates = bool(values["set"] or "mark" in item)
+    updates = bool(values["set"] or "mark" in item or "take_named" in item)
     if responds == updates:
         bad("a rule either responds (say / api_call) or updates the state (set / mark)", line, rule_id)
     elif says and values["api_call"]:
@@ -740,7 +798,7 @@ def _rule(item: Any, index: int, line: int, patterns: dict, ontology: RuleOntolo
     written = Written(not item.flow, item.columns["id"],
                       tuple((key, item.spans[key]) for key in ("id", "priority", "enabled") if key in item))
     return Rule(v["id"], v["priority"], index, line, v["enabled"], v["when"], say, v["api_call"], v["offer"],
-                v["set"], v["mark"], like, written)
+                v["set"], v["mark"], like, written, v["take_named"])
 
 
 def load_rules(path: str | os.PathLike, text: str | None = None) -> RuleSet:
@@ -767,6 +825,7 @@ def load_rules(path: str | os.PathLike, text: str | None = None) -> RuleSet:
             bad.problems.extend(exc.problems)
         except Dstc2ConvError as exc:     # cannot read it
             bad(f"ontology {ontology_path!r} ({ontology_file}): {exc.message}", data.key_lines["ontology"])
+    bad.slots = ontology.slot_names if ontology is not None else None   # (no ontology: its problems are said)
     patterns = _patterns(data, bad)
     items = data.get("rules")
     rules = []

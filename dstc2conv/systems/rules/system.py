@@ -10,16 +10,17 @@ from collections.abc import Sequence
 from ...errors import Dstc2ConvError
 from ...task6.turns import BotTurn
 from ..interface import System, clone, run
-from .engine import Compiled, Prediction, State, choose, propose
+from .engine import Compiled, Prediction, choose, propose
 from .ruleset import RuleSet, load_rules
-from .shipped import shipped_rules
+from .shipped import shipped_for, shipped_rules
 
 
-def rule_file(rules) -> str:
-    """The path of the rule file ``rules`` names (None: the shipped one); a Dstc2ConvError
-    where it names something other than a regular file (a pipe would hold the system
-    until something writes to it)."""
-    path = shipped_rules() if rules is None else os.fspath(rules)
+def rule_file(rules, turns: Sequence[BotTurn] = ()) -> str:
+    """The path of the rule file ``rules`` names (None: the shipped one for ``turns``,
+    ``shipped.shipped_for``); a Dstc2ConvError where it names something other than a
+    regular file (a pipe would hold the system until something writes to it)."""
+    path = (shipped_for(None, turns, installed=True)[0] if turns else shipped_rules()) if rules is None \
+        else os.fspath(rules)
     try:
         mode = os.stat(path).st_mode
     except OSError:
@@ -39,8 +40,9 @@ def checked_rules(rules):
 
 class Rules(System):
     """The rule baseline. Settings: ``rules``, a rule file or a loaded ``RuleSet`` (None:
-    the rule file shipped with dstc2conv). It learns nothing: ``fit`` loads and compiles
-    the rules, and the first dialog does it when ``fit`` was not called. At each turn the
+    a rule file shipped with dstc2conv, chosen at ``fit`` for the training turns: bAbI
+    tasks 1-5's for theirs, ``shipped.shipped_for``, else task 6's). It learns nothing:
+    ``fit`` loads and compiles the rules, and the first dialog does it when ``fit`` was not called. At each turn the
     state takes the user utterance, then the first response rule that renders answers
     (``engine.choose``); ranked, the responses of every rule that renders, in rule order,
     each once. No rule answering: the empty response. ``last_rule``: the id of the rule
@@ -53,7 +55,7 @@ class Rules(System):
 
     def fit(self, train: Sequence[BotTurn] = (), dev: Sequence[BotTurn] | None = None) -> Rules:
         rules = self.rules
-        self.ruleset_ = rules if isinstance(rules, RuleSet) else load_rules(rule_file(rules))
+        self.ruleset_ = rules if isinstance(rules, RuleSet) else load_rules(rule_file(rules, train))
         self.compiled_ = Compiled(self.ruleset_)
         self.reset()
         return self
@@ -61,9 +63,12 @@ class Rules(System):
     def reset(self) -> None:
         if not hasattr(self, "compiled_"):
             self.fit()
-        self._state = State()
+        self._state = self.compiled_.new_state()
         self._turn = 0
         self.last_rule = None
+
+    def preface(self, context: tuple[str, ...]) -> None:
+        self.compiled_.preface(self._state, context)
 
     def rank(self, user: str, k: int) -> tuple[str, ...]:
         """The state takes the user utterance (once a turn: the loop asks once)."""
@@ -104,6 +109,9 @@ class _Noting(System):
 
     def reset(self) -> None:
         self.system.reset()
+
+    def preface(self, context: tuple[str, ...]) -> None:
+        self.system.preface(context)
 
     def rank(self, user: str, k: int) -> tuple[str, ...]:
         ranking = self.system.rank(user, k)
