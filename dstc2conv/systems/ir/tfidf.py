@@ -180,6 +180,10 @@ class TfIdfMatch(System):
         candidates = self.index_.candidates
         return tuple(candidates[i] for i in ranking.best(self.index_.cosines(counts), k))
 
+    def preface(self, context: tuple[str, ...]) -> None:
+        if self.input_ == "conversation":
+            self._history += self.index_.counts([w for text in context for w in words(text)])
+
     def observe(self, user: str, gold: str, context: tuple[str, ...]) -> None:
         if self.input_ == "conversation":
             self._history += self.index_.counts([w for text in (user, gold, *context) for w in words(text)])

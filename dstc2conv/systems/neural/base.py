@@ -217,6 +217,9 @@ class Learned(System):
     def reset(self) -> None:
         self.history = History()
 
+    def preface(self, context: tuple[str, ...]) -> None:
+        self.history.lead(context)
+
     def observe(self, user: str, gold: str, context: tuple[str, ...]) -> None:
         self.history.add(user, gold, context)
 

@@ -52,6 +52,7 @@ class Vocabulary:
 
 def turn_texts(turns: Iterable[BotTurn]) -> Iterator[str]:
     for turn in turns:
+        yield from getattr(turn, "lead", ())
         yield turn.user
         yield turn.gold
         yield from turn.context
@@ -73,6 +74,11 @@ class History:
     def __init__(self) -> None:
         self.slots: list[tuple[str, str]] = []
 
+    def lead(self, lines: Sequence[str]) -> None:
+        """The context lines before the dialog's first exchange (bAbI tasks 3 and 4's KB
+        facts), which count as the user's."""
+        self.slots.extend((USER, line) for line in lines)
+
     def add(self, user: str, bot: str, context: Sequence[str]) -> None:
         self.slots.append((USER, user))
         self.slots.append((BOT, bot))
@@ -86,6 +92,7 @@ def examples(turns: Sequence[BotTurn]) -> list[Example]:
     for turn in turns:
         if turn.dialog != dialog:
             dialog, history = turn.dialog, History()
+            history.lead(getattr(turn, "lead", ()))
         out.append(Example(tuple(history.slots), turn.user, turn.gold))
         history.add(turn.user, turn.gold, turn.context)
     return out
