@@ -35,7 +35,7 @@ def _compare(args) -> int:
 
     report = compare_folders(args.compare, args.reference or PUBLISHED, tasks=tuple(args.task or ()))
     print(format_json(report) if args.json else format_text(report))
-    return 0
+    return 0 if report["within"] else 1
 
 
 def add_parser(sub) -> None:

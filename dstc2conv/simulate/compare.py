@@ -149,7 +149,7 @@ def _rel(ours: float | None, ref: float | None) -> float | None:
     if ours is None or ref is None:
         return None
     if ref == 0:
-        return 0.0 if ours == 0 else float("inf")
+        return 0.0 if ours == 0 else None     # none to compare with: not within
     return ours / ref - 1
 
 

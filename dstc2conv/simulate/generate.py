@@ -66,23 +66,23 @@ def _start(kb: KB, worker: bool = True) -> None:
                 signal.signal(getattr(signal, name), signal.SIG_IGN)
 
 
-def make_chunk(job: tuple[int, str, int, int, int]) -> str:
-    """The text of ``count`` dialogs of chunk ``index``."""
+def make_chunk(job: tuple[int, str, int, int, int]) -> bytes:
+    """The bytes (UTF-8) of ``count`` dialogs of chunk ``index``."""
     task, split, seed, index, count = job
     w = _WORLDS.get(split)
     if w is None:
         w = _WORLDS[split] = world(_KB, split)
     rng = random.Random(chunk_seed(seed, task, split, index))
     make = TASKS[task]
-    return "".join([dialog_text(make(rng, w)) for _ in range(count)])
+    return "".join([dialog_text(make(rng, w)) for _ in range(count)]).encode()
 
 
 def _jobs(task: int, split: str, dialogs: int, seed: int) -> list[tuple]:
     return [(task, split, seed, i, min(CHUNK, dialogs - start)) for i, start in enumerate(range(0, dialogs, CHUNK))]
 
 
-def chunks(kb: KB, jobs: list[tuple], processes: int = 1) -> Iterator[str]:
-    """The chunks' texts in order; at most 2 x ``processes`` of them made ahead."""
+def chunks(kb: KB, jobs: list[tuple], processes: int = 1) -> Iterator[bytes]:
+    """The chunks' bytes in order; at most 2 x ``processes`` of them made ahead."""
     if processes <= 1 or len(jobs) <= 1:
         _start(kb, worker=False)
         for job in jobs:
@@ -92,17 +92,18 @@ def chunks(kb: KB, jobs: list[tuple], processes: int = 1) -> Iterator[str]:
     pool = context.Pool(processes, initializer=_start, initargs=(kb,))
     try:
         pending: deque = deque()
-        todo = iter(jobs)
-        for job in todo:
+        for job in jobs:
             pending.append(pool.apply_async(make_chunk, (job,)))
             if len(pending) >= 2 * processes:
                 yield pending.popleft().get()
         while pending:
             yield pending.popleft().get()
-        pool.close()
-    finally:
-        pool.terminate()
+    except BaseException:
+        pool.terminate()     # stopped: the workers go at once
         pool.join()
+        raise
+    pool.close()             # done: the workers end as they are idle (terminate could wait forever here)
+    pool.join()
 
 
 class _Folder(OutputFolder):
@@ -110,7 +111,7 @@ class _Folder(OutputFolder):
 
     def stream(self, name: str, pieces) -> None:
         try:
-            with open(os.path.join(self._work, name), "w", encoding="utf-8", newline="\n") as fh:
+            with open(os.path.join(self._work, name), "wb") as fh:
                 for piece in pieces:
                     fh.write(piece)
         except OSError as exc:
@@ -152,5 +153,5 @@ def simulate(options: SimulateOptions) -> list[str]:
                 jobs = _jobs(task, split, options.dialogs, options.seed)
                 folder.stream(file_name(task, split), chunks(kb, jobs, options.jobs))
         for name, text in texts.items():
-            folder.stream(name, [text])
+            folder.stream(name, [text.encode()])
         return folder.put_in_place([*names, *texts])
