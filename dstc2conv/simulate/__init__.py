@@ -1,5 +1,4 @@
-"""The bAbI dialog tasks 1-5 simulator: the KB, the dialogs of each task and split in the
-published format, and how closely generated files match the published ones."""
+"""The bAbI dialog tasks 1-5 simulator: KB, dialogs and candidates in the published format, and their fidelity."""
 from __future__ import annotations
 
 from .generate import SimulateOptions, simulate
