@@ -7,10 +7,10 @@ import hashlib
 import json
 import multiprocessing
 import os
+import pickle
 import random
 import shutil
 import signal
-from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -56,14 +56,10 @@ _KB: KB | None = None     # in each process: the KB, and the worlds made of it
 _WORLDS: dict = {}
 
 
-def _start(kb: KB, worker: bool = True) -> None:
+def _start(kb: KB) -> None:
     global _KB
     _KB = kb
     _WORLDS.clear()
-    if worker:       # the command stops on a signal and ends its workers itself
-        for name in ("SIGINT", "SIGTERM", "SIGHUP"):
-            if hasattr(signal, name):
-                signal.signal(getattr(signal, name), signal.SIG_IGN)
 
 
 def make_chunk(job: tuple[int, str, int, int, int]) -> bytes:
@@ -81,29 +77,52 @@ def _jobs(task: int, split: str, dialogs: int, seed: int) -> list[tuple]:
     return [(task, split, seed, i, min(CHUNK, dialogs - start)) for i, start in enumerate(range(0, dialogs, CHUNK))]
 
 
+def _serve(conn, kb: KB, jobs: list[tuple]) -> None:
+    """A worker: make its chunks in order and send each (a pipe holds little, so it waits
+    until the command has taken the last one: memory stays that of a chunk or two)."""
+    # Ctrl-C and a hang-up reach the whole group: the command stops, then kills its workers
+    for name, action in (("SIGINT", signal.SIG_IGN), ("SIGHUP", signal.SIG_IGN), ("SIGTERM", signal.SIG_DFL)):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), action)
+    _start(kb)
+    try:
+        for job in jobs:
+            conn.send_bytes(b"\0" + make_chunk(job))
+    except Exception as exc:       # said by the command, as it would be in one process
+        conn.send_bytes(b"\1" + pickle.dumps(exc))
+    finally:
+        conn.close()
+
+
 def chunks(kb: KB, jobs: list[tuple], processes: int = 1) -> Iterator[bytes]:
-    """The chunks' bytes in order; at most 2 x ``processes`` of them made ahead."""
-    if processes <= 1 or len(jobs) <= 1:
-        _start(kb, worker=False)
+    """The chunks' bytes in order. With several processes, worker k makes chunks k, k + n,
+    k + 2n ...; the chunks are taken from the workers in turn."""
+    processes = min(processes, len(jobs))
+    if processes <= 1:
+        _start(kb)
         for job in jobs:
             yield make_chunk(job)
         return
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    pool = context.Pool(processes, initializer=_start, initargs=(kb,))
+    workers = []
     try:
-        pending: deque = deque()
-        for job in jobs:
-            pending.append(pool.apply_async(make_chunk, (job,)))
-            if len(pending) >= 2 * processes:
-                yield pending.popleft().get()
-        while pending:
-            yield pending.popleft().get()
-    except BaseException:
-        pool.terminate()     # stopped: the workers go at once
-        pool.join()
-        raise
-    pool.close()             # done: the workers end as they are idle (terminate could wait forever here)
-    pool.join()
+        for k in range(processes):
+            mine, theirs = context.Pipe(duplex=False)
+            process = context.Process(target=_serve, args=(theirs, kb, jobs[k::processes]), daemon=True)
+            process.start()
+            theirs.close()
+            workers.append((process, mine))
+        for i in range(len(jobs)):
+            data = workers[i % processes][1].recv_bytes()
+            if data[:1] == b"\1":
+                raise pickle.loads(data[1:])
+            yield data[1:]
+    finally:           # done, or stopped: the workers go at once
+        for process, conn in workers:
+            if process.is_alive():
+                process.kill()
+            process.join()
+            conn.close()
 
 
 class _Folder(OutputFolder):
