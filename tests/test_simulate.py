@@ -311,3 +311,37 @@ def test_a_stopped_run_leaves_nothing(tmp_path, monkeypatch):
     (tmp_path / "out" / "keep.txt").write_text("x")
     assert simulate(tmp_path / "out", "--task", "1", "--split", "trn") == 130
     assert os.listdir(tmp_path / "out") == ["keep.txt"]
+
+
+def test_a_worker_error_is_said_and_nothing_is_written(tmp_path, monkeypatch, capsys):
+    from dstc2conv.errors import Dstc2ConvError
+    from dstc2conv.simulate import generate
+
+    def broken(job):
+        raise Dstc2ConvError(f"chunk {job[3]} cannot be made")
+
+    monkeypatch.setattr(generate, "make_chunk", broken)      # the workers are forked: they inherit it
+    assert simulate(tmp_path / "out", "--task", "2", "--split", "dev", "--dialogs", "600", "--jobs", "2") == 2
+    assert capsys.readouterr().err == "dstc2conv: error: chunk 0 cannot be made\n"
+    assert not (tmp_path / "out").exists()
+
+
+def test_sigterm_stops_a_run_with_workers_and_leaves_the_folder_as_it_was(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "out"
+    out.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "dstc2conv", "simulate", "--task", "5", "--split", "trn",
+                             "--dialogs", "2000000", "--jobs", "2", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))  # whatever the tests run under
+    line = proc.stderr.readline()
+    while line and not line.startswith("task 5 trn"):      # its note: the dialogs are being made
+        line = proc.stderr.readline()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert err.strip() == "dstc2conv: stopped by SIGTERM: what was being written is left as it was"
+    assert os.listdir(out) == []
