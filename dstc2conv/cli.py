@@ -138,6 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .report.cli import add_parser as add_report_parser
 
     add_report_parser(sub)
+    from .simulate.cli import add_parser as add_simulate_parser
+
+    add_simulate_parser(sub)
     return parser
 
 

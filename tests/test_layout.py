@@ -23,6 +23,7 @@ LAYERS = (
     ("convert",),
     ("exports",),
     ("builder",),
+    ("simulate",),
     ("evaluate",),
     ("systems",),
     ("report",),

@@ -1,0 +1,66 @@
+"""`dstc2conv simulate --task 1..5 --split trn|dev|tst|tst-OOV --dialogs N --seed S --out DIR`
+(the bAbI dialog tasks 1-5 as the published files are) and `dstc2conv simulate --compare DIR`
+(how closely generated files match the published ones)."""
+from __future__ import annotations
+
+import os
+
+from ..arguments import at_least
+from ..errors import Dstc2ConvError
+from .requests import SPLITS
+
+PUBLISHED = os.path.join("..", "shared", "reference", "babi")
+
+
+def _cmd_simulate(args) -> int:
+    from ..reporter import reporting
+
+    if args.compare is not None:
+        return _compare(args)
+    if not args.task or not args.split:
+        raise Dstc2ConvError("give --task and --split (or --compare DIR)")
+    from .generate import SimulateOptions, simulate
+
+    options = SimulateOptions(tasks=tuple(dict.fromkeys(args.task)), splits=tuple(dict.fromkeys(args.split)),
+                              dialogs=args.dialogs, seed=args.seed, out=args.out, kb=args.kb, values=args.values,
+                              kb_seed=args.kb_seed, jobs=args.jobs)
+    with reporting(notes=not args.quiet):
+        for path in simulate(options):
+            print(path)
+    return 0
+
+
+def _compare(args) -> int:
+    from .compare import compare_folders, format_json, format_text
+
+    report = compare_folders(args.compare, args.reference or PUBLISHED, tasks=tuple(args.task or ()))
+    print(format_json(report) if args.json else format_text(report))
+    return 0 if report["within"] else 1
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("simulate", help="generate bAbI dialog tasks 1-5 files (or compare generated ones with the "
+                                        "published ones)",
+                       description="Generate bAbI dialog tasks 1-5 (Bordes & Weston 2017, section 3.1) in the "
+                                   "published format, with the KB and candidates files; or, with --compare DIR, "
+                                   "measure generated files against the published train files.")
+    p.add_argument("--task", type=at_least(1, 5), action="append", metavar="N", help="task 1 to 5 (repeatable)")
+    p.add_argument("--split", choices=SPLITS, action="append",
+                   help="trn, dev, tst (requests held out of trn/dev) or tst-OOV (the KB's other half); repeatable")
+    p.add_argument("--dialogs", type=at_least(1), default=1000, metavar="N", help="dialogs a file (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the dialogs' random draws (default 0)")
+    p.add_argument("--out", default="outputs", metavar="DIR", help="output folder (default: outputs)")
+    kb = p.add_mutually_exclusive_group()
+    kb.add_argument("--kb", metavar="FILE", help="a KB file in the published format (dialog-babi-kb-all.txt) to draw "
+                                                 "from (default: a KB built as the paper says)")
+    kb.add_argument("--values", metavar="FILE", help="a YAML of cuisines, locations, prices and sizes for each half "
+                                                     "(plain:, oov:) to build a KB of")
+    p.add_argument("--kb-seed", type=int, default=0, help="seed of the party sizes of a KB built here (default 0)")
+    p.add_argument("--jobs", type=at_least(1), default=1, metavar="N",
+                   help="processes that make the dialogs (default 1); the output does not depend on it")
+    p.add_argument("--compare", metavar="DIR", help="compare the files in DIR with the published train files")
+    p.add_argument("--reference", metavar="DIR",
+                   help=f"the published files for --compare (default: {PUBLISHED})")
+    p.add_argument("--json", action="store_true", help="--compare: print JSON")
+    p.add_argument("--quiet", action="store_true", help="print no notes on stderr")
+    p.set_defaults(func=_cmd_simulate)
