@@ -24,6 +24,7 @@ from ..task6.turns import read_turns
 from . import registry
 from .interface import clone, progress_lines, run
 from .mistakes import check_data
+from .task_settings import settings_for
 
 BASE = "rules"     # the system the others are compared with
 
@@ -181,15 +182,16 @@ def _run(name: str, system, seed: int | None, trn, dv, tst) -> Run:
 
 
 def _fitted_rows(names: Sequence[str], pool: tuple[str, ...], trn, dv, tst,
-                 seeds: Sequence[int] = (0,)) -> tuple[list[Row], list[tuple[str, str]]]:
+                 seeds: Sequence[int] = (0,), task: str | None = None) -> tuple[list[Row], list[tuple[str, str]]]:
     """Each system fitted on TRN (choices on DEV) and scored on TST, once per seed if its
-    training draws random numbers (``System.seeded``); and the ones not installed, with why."""
+    training draws random numbers (``System.seeded``), with its settings for ``task``
+    (``task_settings``); and the ones not installed, with why."""
     rows: list[Row] = []
     unavailable: list[tuple[str, str]] = []
     for name in names:
         entry = registry.entry(name)
         try:
-            system = entry.build(pool)
+            system = entry.build(pool, **settings_for(name, task))
         except registry.NotAvailable as exc:
             unavailable.append((name, str(exc).partition(": ")[2]))
             continue
@@ -202,11 +204,12 @@ def _fitted_rows(names: Sequence[str], pool: tuple[str, ...], trn, dv, tst,
 
 
 def table2(train: str, dev: str, test: str, candidates: str | None = None, systems: Sequence[str] | None = None,
-           resamples: int = 1000, seed: int = 0, seeds: Sequence[int] = (0,)) -> Table2:
+           resamples: int = 1000, seed: int = 0, seeds: Sequence[int] = (0,), task: str | None = None) -> Table2:
     """Every system of ``systems`` (default: the whole registry) fitted on ``train`` with
     ``dev``, run on ``test``; the ones not installed are listed as unavailable. A system
     whose training draws random numbers is fitted once per seed of ``seeds``; ``seed``
-    is the bootstrap's."""
+    is the bootstrap's. ``task`` ("T1" to "T5", a bAbI dialog task): each system is built
+    with the settings chosen for it on that task (``task_settings.settings_for``)."""
     seeds = checked_seeds(seeds)
     names = list(registry.NAMES if systems is None else systems)
     if not names:
@@ -225,7 +228,7 @@ def table2(train: str, dev: str, test: str, candidates: str | None = None, syste
         candidates_from, candidates_sha = "TRN, DEV and TST", None
     held = {c.strip() for c in pool}
     missing = len({t.gold.strip() for t in tst} - held)
-    rows, unavailable = _fitted_rows(names, pool, trn, dv, tst, seeds)
+    rows, unavailable = _fitted_rows(names, pool, trn, dv, tst, seeds, task)
     if not rows:
         raise Dstc2ConvError("none of the systems asked for is available: " +
                              "; ".join(f"{n}: {why}" for n, why in unavailable))
