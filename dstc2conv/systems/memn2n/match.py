@@ -61,9 +61,17 @@ def kb_entities(path: str | None = None) -> dict[str, tuple[str, ...]]:
     return _read(path or "task6")[0]
 
 
-@lru_cache(maxsize=4)
 def _read(kb: str) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
-    path = kb_path(kb)
+    """A KB's entities and types: a shipped one's read once, a file's each time."""
+    return _shipped(kb) if kb in KBS else _parse(kb)
+
+
+@lru_cache(maxsize=len(KBS))
+def _shipped(kb: str) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
+    return _parse(kb_path(kb))
+
+
+def _parse(path: str) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
     found: dict[str, set[str]] = {}
     for lineno, line in enumerate(read_text(path, "a KB file").splitlines(), 1):
         parts = line.split()

@@ -58,6 +58,7 @@ class MemN2N(Learned):
         "memory": 20,           # the last M utterances; chosen on dev
         "kb": "",               # the match features' KB: task6, babi, a KB file, or "" (the one the training file uses)
         "typed_memory": False,  # with match: the memory slots and the query gain their KB values' type words too
+        "sparse": False,        # the candidates' products by sparse matrices (Learned.embed_candidates)
         "init": 0.1,            # the initial weights' standard deviation
         "seed": 0,
         "epochs": 30,
@@ -75,7 +76,7 @@ class MemN2N(Learned):
 
     def __init__(self, candidates: Sequence[str] | None = None, match: bool = False, hops: int = 1,
                  dimension: int = 64, memory: int | None = None, kb: str = "", typed_memory: bool = False,
-                 init: float = 0.1, seed: int = 0, epochs: int = 30, patience: int = 3, batch: int = 128,
+                 sparse: bool = False, init: float = 0.1, seed: int = 0, epochs: int = 30, patience: int = 3, batch: int = 128,
                  optimizer: str = "adam", learning_rate: float = 0.003, clip: float = 40.0):
         """``memory`` None: 20, or with ``match`` 50 (each the best on the published dev file).
         ``kb``: the KB of the match features, ``task6`` or ``babi`` (the shipped ones), a KB
@@ -86,7 +87,7 @@ class MemN2N(Learned):
         if memory is None:
             memory = self.MATCH_SETTINGS["memory"] if match is True else self.SETTINGS["memory"]
         super().__init__(candidates, match=match, hops=hops, dimension=dimension, memory=memory, kb=kb, typed_memory=typed_memory,
-                         init=init,
+                         sparse=sparse, init=init,
                          seed=seed, epochs=epochs, patience=patience, batch=batch, optimizer=optimizer,
                          learning_rate=learning_rate, clip=clip)
         if typed_memory and not match:
@@ -258,7 +259,7 @@ class MemN2N(Learned):
             attention.append(a)
             reads.append(u)
             qs.append(q)
-        Y = self.cand_bags.astype(W.dtype, copy=False) @ W if params is not None else self.candidate_table("W")   # (C, d)
+        Y = self.embed_candidates(W) if params is not None else self.candidate_table("W")   # (C, d)
         logits = q @ Y.T
         G = None
         if self.match and len(self.entries):
@@ -302,7 +303,7 @@ class MemN2N(Learned):
             ds = a * (da - (a * da).sum(axis=1, keepdims=True))
             dE += ds[:, :, None] * qh[:, None, :]
             dq = dq + np.einsum("bm,bmd->bd", ds, E)
-        dW += self.cand_bags.T.astype(W.dtype, copy=False) @ dY
+        dW += self.candidates_grad(dY)
         dU = np.zeros((len(batch.texts) + 1, dE.shape[-1]), dtype=dE.dtype)
         scatter(dU, batch.slots[:, :, :1] + 1, dE)          # rows from 1: scatter leaves id 0 out
         scatter(dA, batch.texts, dU[1:])
