@@ -135,3 +135,24 @@ def test_every_chosen_setting_is_one_its_system_takes():
 def test_a_setting_a_system_does_not_take_is_refused():
     with pytest.raises(Dstc2ConvError, match="^nn: got an unexpected keyword argument 'hops'"):
         registry.entry("nn").build(("hello",), hops=3)
+
+
+def test_the_facts_before_a_dialogs_first_turn_are_in_the_memory(tmp_path):
+    """bAbI tasks 3 and 4 open with the KB's facts, before any exchange: the first turn's
+    ``lead``, which the loop shows the system after ``reset`` and the training examples
+    hold, so `here it is <name>_phone` can be answered from them."""
+    from dstc2conv.systems.interface import run
+    from dstc2conv.systems.neural.text import examples
+
+    path = tmp_path / "t4.txt"
+    path.write_text("1 resto_a R_phone resto_a_phone\n2 hi\thello\n3 do you have its phone number\there it is "
+                    "resto_a_phone\n\n", encoding="utf-8")
+    turns = read_turns(path)
+    assert turns[0].lead == ("resto_a R_phone resto_a_phone",) and turns[1].lead == ()
+    assert [slot for slot in examples(turns)[1].history] == [
+        ("$user", "resto_a R_phone resto_a_phone"), ("$user", "hi"), ("$bot", "hello")]
+    system = MemN2N(match=True, epochs=1, memory=5).fit(turns, None)
+    seen = []
+    system.observe_lead = lambda lead: seen.append(lead)
+    run(system, turns)
+    assert seen == [turns[0].lead]

@@ -85,6 +85,10 @@ class System:
         """The turn as it happened: the user utterance, the gold bot utterance and the
         context lines (results) that followed it."""
 
+    def observe_lead(self, lead: tuple[str, ...]) -> None:
+        """A new dialog's context lines before its first turn (``BotTurn.lead``: bAbI
+        tasks 3 and 4 open with the KB's facts), shown after ``reset``."""
+
     def explain(self, user: str, top: int) -> list[str]:
         """Why the system would answer ``user`` as it does, at this point of the dialog,
         as lines of text (``top``: how many responses, memories or features to show). A
@@ -193,6 +197,8 @@ def run(system: System, turns: Sequence[BotTurn], k: int = 1,
                     progress(i, len(turns))
                 system.reset()
                 dialog = turn.dialog
+                if turn.lead:
+                    system.observe_lead(turn.lead)
             ranking = tuple(system.rank(turn.user, k))
             if not ranking:
                 raise Dstc2ConvError(f"{system.label()}: no response at turn {turn.index + 1} of dialog {turn.dialog + 1}")
@@ -214,6 +220,8 @@ def explain_turn(system: System, turns: Sequence[BotTurn], index: int, top: int 
         for turn in turns:
             if turn.dialog != target.dialog:
                 continue
+            if turn.lead:
+                system.observe_lead(turn.lead)
             if turn.index == target.index:
                 try:
                     return system.explain(turn.user, top)

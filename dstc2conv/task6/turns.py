@@ -21,6 +21,7 @@ class BotTurn:
     user: str
     gold: str
     context: tuple[str, ...]
+    lead: tuple[str, ...] = ()    # the first turn of a dialog: the context lines before it (bAbI tasks 3 and 4's facts)
 
     @property
     def is_call(self) -> bool:
@@ -48,10 +49,10 @@ def dialog_turns(dialog: Dialog, number: int = 0) -> DialogTurns:
             context.append(line.text)
             continue
         if at is not None:
-            turns.append(BotTurn(number, len(turns), at, user, gold, tuple(context)))
+            turns.append(BotTurn(number, len(turns), at, user, gold, tuple(context), () if turns else tuple(lead)))
         at, user, gold, context = start + offset if start else 0, line.user, line.bot, []
     if at is not None:
-        turns.append(BotTurn(number, len(turns), at, user, gold, tuple(context)))
+        turns.append(BotTurn(number, len(turns), at, user, gold, tuple(context), () if turns else tuple(lead)))
     return DialogTurns(dialog, tuple(lead), tuple(turns))
 
 

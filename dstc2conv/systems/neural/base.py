@@ -243,6 +243,9 @@ class Learned(System):
     def observe(self, user: str, gold: str, context: tuple[str, ...]) -> None:
         self.history.add(user, gold, context)
 
+    def observe_lead(self, lead: tuple[str, ...]) -> None:
+        self.history.lead(lead)
+
     def fitted(self) -> bool:
         return self.vocab is not None
 

@@ -78,6 +78,10 @@ class History:
         self.slots.append((BOT, bot))
         self.slots.extend((USER, line) for line in context)
 
+    def lead(self, lines: Sequence[str]) -> None:
+        """The context lines before the dialog's first turn (result lines: the user's)."""
+        self.slots.extend((USER, line) for line in lines)
+
 
 def examples(turns: Sequence[BotTurn]) -> list[Example]:
     """Each turn as an Example, its history the dialog's earlier turns."""
@@ -86,6 +90,7 @@ def examples(turns: Sequence[BotTurn]) -> list[Example]:
     for turn in turns:
         if turn.dialog != dialog:
             dialog, history = turn.dialog, History()
+            history.lead(turn.lead)
         out.append(Example(tuple(history.slots), turn.user, turn.gold))
         history.add(turn.user, turn.gold, turn.context)
     return out
