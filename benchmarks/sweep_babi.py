@@ -41,7 +41,7 @@ SYSTEMS = ("tfidf", "nn", "embeddings", "memn2n", "memn2n+match")
 # What the search tries, per system (every task the same grid), over FIXED (the settings
 # given to every point of the grid); the others are the system's defaults.
 GRIDS = {
-    "embeddings": {"learning_rate": (0.01, 0.03, 0.1)},
+    "embeddings": {"learning_rate": (0.01, 0.03, 0.1, 0.3)},
     "memn2n": {"hops": (1, 3), "memory": (50, 100)},
     "memn2n+match": {"hops": (1, 3), "typed_memory": (False, True)},
 }
