@@ -164,7 +164,7 @@ def test_the_text_gives_the_mean_and_range_of_the_seeds(files, capsys, monkeypat
                               "responses": 7, "dialogs": 2}, (False,) * 7, 1.0, 1.0)
             for seed, share in ((0, 0.5), (1, 0.25), (2, 0.75))]
 
-    def fitted(names, pool, trn, dv, tst, seeds):
+    def fitted(names, pool, trn, dv, tst, seeds, task=None):
         assert seeds == (0, 1, 2)
         return [module.Row("memn2n", "", (41.1, 0.0), tuple(runs)),
                 module.Row("nn", "", (21.9, 0.0), (replace(runs[0], seed=None),))], []

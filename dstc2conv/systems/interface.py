@@ -197,8 +197,9 @@ def run(system: System, turns: Sequence[BotTurn], k: int = 1,
                     progress(i, len(turns))
                 system.reset()
                 dialog = turn.dialog
-                if turn.lead:
-                    system.observe_lead(turn.lead)
+                lead = getattr(turn, "lead", ())      # a turn of one's own may have none
+                if lead:
+                    system.observe_lead(lead)
             ranking = tuple(system.rank(turn.user, k))
             if not ranking:
                 raise Dstc2ConvError(f"{system.label()}: no response at turn {turn.index + 1} of dialog {turn.dialog + 1}")
@@ -220,7 +221,7 @@ def explain_turn(system: System, turns: Sequence[BotTurn], index: int, top: int 
         for turn in turns:
             if turn.dialog != target.dialog:
                 continue
-            if turn.lead:
+            if getattr(turn, "lead", ()):
                 system.observe_lead(turn.lead)
             if turn.index == target.index:
                 try:

@@ -76,8 +76,8 @@ class MemN2N(Learned):
 
     def __init__(self, candidates: Sequence[str] | None = None, match: bool = False, hops: int = 1,
                  dimension: int = 64, memory: int | None = None, kb: str = "", typed_memory: bool = False,
-                 sparse: bool = False, init: float = 0.1, seed: int = 0, epochs: int = 30, patience: int = 3, batch: int = 128,
-                 optimizer: str = "adam", learning_rate: float = 0.003, clip: float = 40.0):
+                 sparse: bool = False, init: float = 0.1, seed: int = 0, epochs: int = 30, patience: int = 3,
+                 batch: int = 128, optimizer: str = "adam", learning_rate: float = 0.003, clip: float = 40.0):
         """``memory`` None: 20, or with ``match`` 50 (each the best on the published dev file).
         ``kb``: the KB of the match features, ``task6`` or ``babi`` (the shipped ones), a KB
         file's path, or "" for the shipped one whose values the training file uses.
@@ -86,13 +86,12 @@ class MemN2N(Learned):
         training file never uses still counts, as its type."""
         if memory is None:
             memory = self.MATCH_SETTINGS["memory"] if match is True else self.SETTINGS["memory"]
-        super().__init__(candidates, match=match, hops=hops, dimension=dimension, memory=memory, kb=kb, typed_memory=typed_memory,
-                         sparse=sparse, init=init,
-                         seed=seed, epochs=epochs, patience=patience, batch=batch, optimizer=optimizer,
-                         learning_rate=learning_rate, clip=clip)
+        super().__init__(candidates, match=match, hops=hops, dimension=dimension, memory=memory, kb=kb,
+                         typed_memory=typed_memory, sparse=sparse, init=init, seed=seed, epochs=epochs,
+                         patience=patience, batch=batch, optimizer=optimizer, learning_rate=learning_rate, clip=clip)
         if typed_memory and not match:
             raise Dstc2ConvError("setting typed_memory: True needs the match features (match=True)")
-        self.kb_ = kb if kb in KBS else (kb or None)     # the KB used, once known ("" until fit chooses)
+        self.kb_ = kb if kb in KBS else (kb or None)     # the KB used, once known (None until fit chooses)
 
     @property
     def name(self) -> str:
@@ -113,7 +112,7 @@ class MemN2N(Learned):
         """``Learned.fit``; with match features and no ``kb`` given, the KB is the shipped
         one whose values the training file uses (``match.choose_kb``)."""
         if self.match:
-            self.kb_ = self.kb or choose_kb(t for turn in train for t in (turn.user, turn.gold, *turn.context))
+            self.kb_ = self.kb or choose_kb(t for turn in train for t in (*turn.lead, turn.user, turn.gold, *turn.context))
             self.types                  # a KB file named is read (and checked) before any work
         return super().fit(train, dev)
 

@@ -90,7 +90,7 @@ def examples(turns: Sequence[BotTurn]) -> list[Example]:
     for turn in turns:
         if turn.dialog != dialog:
             dialog, history = turn.dialog, History()
-            history.lead(turn.lead)
+            history.lead(getattr(turn, "lead", ()))
         out.append(Example(tuple(history.slots), turn.user, turn.gold))
         history.add(turn.user, turn.gold, turn.context)
     return out
