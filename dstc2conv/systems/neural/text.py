@@ -51,8 +51,10 @@ class Vocabulary:
 
 
 def turn_texts(turns: Iterable[BotTurn]) -> Iterator[str]:
+    """The texts whose words make a vocabulary: each turn's user and bot utterances and
+    the result lines after it (not a dialog's leading facts, bAbI tasks 3 and 4's: the
+    settings of those tasks were chosen with a vocabulary without their words)."""
     for turn in turns:
-        yield from getattr(turn, "lead", ())
         yield turn.user
         yield turn.gold
         yield from turn.context
