@@ -175,6 +175,8 @@ def play(options: PlayOptions, system=None) -> PlayResult:
     one the options name, ``build_system``)."""
     from ..systems.interface import one_thread
 
+    if options.dialogs < 1:
+        raise Dstc2ConvError(f"{options.dialogs} dialogs: give 1 or more")
     if options.split not in SPLITS:
         raise Dstc2ConvError(f"unknown split {options.split!r}: the splits are {', '.join(SPLITS)}")
     kb = load_kb(SimulateOptions((options.task,), (options.split,), kb=options.kb, kb_seed=options.kb_seed))
