@@ -11,6 +11,7 @@ import random
 import pytest
 
 from dstc2conv.cli import run
+from dstc2conv.errors import Dstc2ConvError
 from dstc2conv.simulate.kb import paper_kb
 from dstc2conv.simulate.play import TURN_LIMITS, PlayOptions, babi_rules, build_system, play
 from dstc2conv.simulate.requests import matching, world
@@ -211,6 +212,15 @@ def test_a_model_is_given_the_kbs_candidates(tmp_path):
     assert "api_call thai tokyo two cheap" in system.candidates
     result = play(options, system)
     assert len(result.played) == 5 and all(p.turns >= 1 for p in result.played)
+    model = tmp_path / "model"
+    assert run(["train", "--quiet", "--system", "memn2n", "--train", options.train, "--dev", options.dev,
+                "--model", str(model), "--set", "epochs=1", "--set", "dimension=8"]) == 0
+    loaded = build_system(PlayOptions("memn2n", 1, model=str(model)), paper_kb())
+    assert "api_call thai tokyo two cheap" in loaded.candidates     # not in the training files: the KB's
+    again = play(PlayOptions(None, 1, dialogs=5, model=str(model)))
+    assert again.system == "memn2n" and len(again.played) == 5
+    with pytest.raises(Dstc2ConvError, match="a model of memn2n, not of tfidf"):
+        play(PlayOptions("tfidf", 1, dialogs=5, model=str(model)))
 
 
 @pytest.mark.parametrize("task", [1, 2, 3, 4, 5])
