@@ -126,11 +126,12 @@ def test_the_kb_readers_take_babi_lines_and_task6_lines(tmp_path):
     assert restaurant.get("R_number") is None               # the party size is read and left out, as the rating
     assert "two" not in read_entity_kb(str(babi)).slots
     found = kb_entities(str(babi))
-    assert found["thai"] == ("R_cuisine",) and found["2"] == ("R_rating",) and "two" not in found
+    # MemN2N's match types: the paper's seven for the bAbI tasks, party size (R_number) among them
+    assert found["thai"] == ("R_cuisine",) and found["2"] == ("R_rating",) and found["two"] == ("R_number",)
     assert kb_entities(str(task6))["x_post_code"] == ("R_post_code",)
     shutil.copy(babi, tmp_path / "bad.txt")
     (tmp_path / "bad.txt").write_text("1 resto R_cuisine\tthai\n1 resto R_unknown\tx\n")
-    with pytest.raises(Exception, match=r"bad.txt:2: expected '1 <name> R_<attribute> <value>'"):
+    with pytest.raises(Exception, match=r"bad.txt:2: R_unknown is no type of the match features"):
         kb_entities(str(tmp_path / "bad.txt"))
 
 

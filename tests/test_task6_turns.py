@@ -30,7 +30,7 @@ def test_each_exchange_is_a_bot_turn_with_the_context_after_it():
                 ("bangkok_city R_cuisine thai", "bangkok_city R_rating 4")),
         BotTurn(0, 1, 4, "<SILENCE>", "bangkok_city is a nice place", ()),
         BotTurn(0, 2, 5, "bye", "you are welcome", ()),
-        BotTurn(1, 0, 8, "hello", "Hello , welcome", ("api_call no result",), ("a_place R_cuisine thai",)),
+        BotTurn(1, 0, 8, "hello", "Hello , welcome", ("api_call no result",), lead=("a_place R_cuisine thai",)),
     ]
 
 

@@ -24,6 +24,7 @@ from ..task6.turns import read_turns
 from . import registry
 from .interface import clone, progress_lines, run
 from .mistakes import check_data
+from .task_settings import settings_for
 
 BASE = "rules"     # the system the others are compared with
 
@@ -261,12 +262,24 @@ def checked_names(systems: Sequence[str] | None) -> list[str]:
 
 
 def table2(train: str, dev: str, test: str, candidates: str | None = None, systems: Sequence[str] | None = None,
-           resamples: int = 1000, seed: int = 0, seeds: Sequence[int] = (0,)) -> Table2:
+           resamples: int = 1000, seed: int = 0, seeds: Sequence[int] = (0,), task: str | None = None) -> Table2:
     """Every system of ``systems`` (default: the whole registry) fitted on ``train`` with
     ``dev``, run on ``test``; the ones not installed are listed as unavailable. A system
     whose training draws random numbers is fitted once per seed of ``seeds``; ``seed``
-    is the bootstrap's."""
-    return table2_tests(train, dev, (test,), candidates, systems, resamples, seed, seeds)[0]
+    is the bootstrap's. Each system is built with its settings for ``task`` (``T1`` ...
+    ``T5``: ``task_settings``, chosen on that task's dev file); by default the task of
+    ``train`` (a published bAbI file known by its SHA-256 or its name: ``training_task``),
+    none for any other file (the systems' defaults)."""
+    task = training_task(train) if task is None else task
+    return table2_tests(train, dev, (test,), candidates, systems, resamples, seed, seeds,
+                        settings=lambda name: settings_for(name, task))[0]
+
+
+def training_task(train: str) -> str | None:
+    """The bAbI task (``T1`` ... ``T5``) whose published train or dev file ``train`` is,
+    by its SHA-256 or, failing that, its name; None for task 6's or any other file."""
+    row = row_of(os.fspath(train), sha256_file(train))
+    return row if row in ("T1", "T2", "T3", "T4", "T5") else None
 
 
 def table2_tests(train: str, dev: str, tests: Sequence[str], candidates: str | None = None,

@@ -46,6 +46,7 @@ class SupervisedEmbeddings(Learned):
         "batch": 32,
         "optimizer": "sgd",
         "learning_rate": 0.01,
+        "sparse": False,        # the candidates' products by sparse matrices (Learned.embed_candidates)
         "clip": 40.0,
     }
 
@@ -54,10 +55,10 @@ class SupervisedEmbeddings(Learned):
     def __init__(self, candidates: Sequence[str] | None = None, dimension: int = 32, tied: bool = False,
                  negatives: int = 100, margin: float = 1.0, init: float = 0.1, seed: int = 0, epochs: int = 20,
                  patience: int = 3, batch: int = 32, optimizer: str = "sgd", learning_rate: float = 0.01,
-                 clip: float = 40.0):
+                 sparse: bool = False, clip: float = 40.0):
         super().__init__(candidates, dimension=dimension, tied=tied, negatives=negatives, margin=margin, init=init,
                          seed=seed, epochs=epochs, patience=patience, batch=batch, optimizer=optimizer,
-                         learning_rate=learning_rate, clip=clip)
+                         learning_rate=learning_rate, sparse=sparse, clip=clip)
     GRID = {"tied": (False, True), "negatives": (20, 100)}    # the defaults are its best on the published dev file
 
     def working_bytes(self, words: int) -> int:
@@ -118,8 +119,7 @@ class SupervisedEmbeddings(Learned):
         if negatives is None:
             negatives = self.sample(n, rng)
         chosen = np.concatenate([batch.gold[:, None], negatives], axis=1)     # (n, 1 + N)
-        bags = self.cand_bags.astype(A.dtype, copy=False)
-        Y = bags @ B                                                           # (C, d)
+        Y = self.embed_candidates(B)                                           # (C, d)
         x = batch.bag @ A                                                      # (n, d)
         y = Y[chosen]                                                          # (n, 1 + N, d)
         f = np.einsum("bd,bkd->bk", x, y)
@@ -131,7 +131,7 @@ class SupervisedEmbeddings(Learned):
         dy = df[:, :, None] * x[:, None, :]
         dY = np.zeros((len(Y) + 1, Y.shape[1]), dtype=Y.dtype)
         scatter(dY, chosen[:, :, None] + 1, dy)                                # rows from 1: scatter leaves 0 out
-        dB = bags.T @ dY[1:]
+        dB = self.candidates_grad(dY[1:])
         dA = batch.bag.T @ dx
         if "B" not in p:
             dA += dB

@@ -14,13 +14,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...errors import Dstc2ConvError
 from ..ir.words import words
 from ..neural.bags import bags_of, embed, scatter
 from ..neural.base import Learned
 from ..neural.text import BOT, USER, Example
 from ..neural.training import softmax
 from ..ranking import best
-from .match import TYPES, kb_entities, type_word
+from .match import KBS, choose_kb, kb_entities, kb_types, type_word
 
 NEG = -1e30
 
@@ -55,6 +56,9 @@ class MemN2N(Learned):
         "hops": 1,              # chosen on the published dev file (docs/learned.md)
         "dimension": 64,
         "memory": 20,           # the last M utterances; chosen on dev
+        "kb": "",               # the match features' KB: task6, babi, a KB file, or "" (the one the training file uses)
+        "typed_memory": False,  # with match: the memory slots and the query gain their KB values' type words too
+        "sparse": False,        # the candidates' products by sparse matrices (Learned.embed_candidates)
         "init": 0.1,            # the initial weights' standard deviation
         "seed": 0,
         "epochs": 30,
@@ -71,25 +75,60 @@ class MemN2N(Learned):
     MATCH_SETTINGS = {"memory": 50}
 
     def __init__(self, candidates: Sequence[str] | None = None, match: bool = False, hops: int = 1,
-                 dimension: int = 64, memory: int | None = None, init: float = 0.1, seed: int = 0, epochs: int = 30,
-                 patience: int = 3, batch: int = 128, optimizer: str = "adam", learning_rate: float = 0.003,
-                 clip: float = 40.0):
-        """``memory`` None: 20, or with ``match`` 50 (each the best on the published dev file)."""
+                 dimension: int = 64, memory: int | None = None, kb: str = "", typed_memory: bool = False,
+                 sparse: bool = False, init: float = 0.1, seed: int = 0, epochs: int = 30, patience: int = 3,
+                 batch: int = 128, optimizer: str = "adam", learning_rate: float = 0.003, clip: float = 40.0):
+        """``memory`` None: 20, or with ``match`` 50 (each the best on the published dev file).
+        ``kb``: the KB of the match features, ``task6`` or ``babi`` (the shipped ones), a KB
+        file's path, or "" for the shipped one whose values the training file uses.
+        ``typed_memory`` (with ``match``): every utterance the model reads (memory slots and
+        query) also gains the type word of each KB value among its words, so an entity the
+        training file never uses still counts, as its type."""
         if memory is None:
             memory = self.MATCH_SETTINGS["memory"] if match is True else self.SETTINGS["memory"]
-        super().__init__(candidates, match=match, hops=hops, dimension=dimension, memory=memory, init=init, seed=seed,
-                         epochs=epochs, patience=patience, batch=batch, optimizer=optimizer,
-                         learning_rate=learning_rate, clip=clip)
+        super().__init__(candidates, match=match, hops=hops, dimension=dimension, memory=memory, kb=kb,
+                         typed_memory=typed_memory, sparse=sparse, init=init, seed=seed, epochs=epochs,
+                         patience=patience, batch=batch, optimizer=optimizer, learning_rate=learning_rate, clip=clip)
+        if typed_memory and not match:
+            raise Dstc2ConvError("setting typed_memory: True needs the match features (match=True)")
+        self.kb_ = kb if kb in KBS else (kb or None)     # the KB used, once known (None until fit chooses)
 
     @property
     def name(self) -> str:
         return "memn2n+match" if self.match else "memn2n"
 
+    @property
+    def types(self) -> tuple[str, ...]:
+        """The match features' types (those of its KB)."""
+        return kb_types(self.kb_ or "task6")
+
     def extra_words(self) -> list[str]:
         words = [USER, BOT] + [time_word(i) for i in range(1, self.memory + 1)]
         if self.match:
-            words += [type_word(t) for t in TYPES]
+            words += [type_word(t) for t in self.types]
         return words
+
+    def fit(self, train, dev=None) -> MemN2N:
+        """``Learned.fit``; with match features and no ``kb`` given, the KB is the shipped
+        one whose values the training file uses (``match.choose_kb``)."""
+        if self.match:
+            self.kb_ = self.kb or choose_kb(t for turn in train for t in (*turn.lead, turn.user, turn.gold, *turn.context))
+            self.types                  # a KB file named is read (and checked) before any work
+        return super().fit(train, dev)
+
+    def state(self) -> tuple[dict, dict]:
+        facts, arrays = super().state()
+        if self.match:
+            facts["kb"] = self.kb_
+        return facts, arrays
+
+    def restore(self, facts: dict, arrays: dict) -> None:
+        if self.match:
+            kb = facts.get("kb", "task6")
+            if not isinstance(kb, str) or not kb:
+                raise ValueError(f"its KB {kb!r} is not a KB's name or file")
+            self.kb_ = kb
+        super().restore(facts, arrays)
 
     BOUNDS = {**Learned.BOUNDS, "hops": (1, 16), "memory": (1, 1000)}
 
@@ -115,16 +154,18 @@ class MemN2N(Learned):
             return
         # every value of the KB, whether the training file uses it or not (the paper's
         # "even words never seen in training"): matched as a word, not through the vocabulary
-        entities = kb_entities()
+        entities = kb_entities(self.kb_ or "task6")
+        types = self.types
+        self.typed_words = {w: [self.vocab.index(type_word(t)) for t in found] for w, found in entities.items()}
         self.entity_column = {w: j for j, w in enumerate(entities)}
         self.entity_count = len(entities)
         entries = []                    # (candidate, type, entity column), by candidate
         for c, text in enumerate(candidates):
             for w in words(text):
                 for t in entities.get(w, ()):
-                    entries.append((c, TYPES.index(t), self.entity_column[w]))
+                    entries.append((c, types.index(t), self.entity_column[w]))
         self.entries = np.array(entries, dtype=np.int64).reshape(-1, 3)
-        self.type_ids = np.array([self.vocab.index(type_word(t)) for t in TYPES], dtype=np.int64)
+        self.type_ids = np.array([self.vocab.index(type_word(t)) for t in types], dtype=np.int64)
         cands = self.entries[:, 0]
         self.starts = np.flatnonzero(np.r_[True, cands[1:] != cands[:-1]]) if len(cands) else np.zeros(0, np.int64)
         self.matched = cands[self.starts] if len(cands) else np.zeros(0, np.int64)
@@ -142,10 +183,14 @@ class MemN2N(Learned):
         previous: tuple = ()
         seen: set[int] = set()
 
+        typed = self.typed_words if self.match and self.typed_memory else None
+
         def ids(text):
             found = cache.get(text)
             if found is None:
                 found = cache[text] = self.vocab.ids(text)
+                if typed:
+                    found += [i for w in words(text) for i in typed.get(w, ())]
             return found
 
         def entities(text):             # the columns of the KB values among the text's words
@@ -213,7 +258,7 @@ class MemN2N(Learned):
             attention.append(a)
             reads.append(u)
             qs.append(q)
-        Y = self.cand_bags.astype(W.dtype, copy=False) @ W if params is not None else self.candidate_table("W")   # (C, d)
+        Y = self.embed_candidates(W) if params is not None else self.candidate_table("W")   # (C, d)
         logits = q @ Y.T
         G = None
         if self.match and len(self.entries):
@@ -244,7 +289,7 @@ class MemN2N(Learned):
         if G is not None:
             c, t, j = self.entries.T
             dcontrib = dlogits[:, c] * batch.seen[:, j]       # (B, entries)
-            dG = dcontrib @ (t[:, None] == np.arange(len(TYPES))).astype(G.dtype)   # (B, T)
+            dG = dcontrib @ (t[:, None] == np.arange(len(self.type_ids))).astype(G.dtype)   # (B, T)
             dq += dG @ W[self.type_ids]
             np.add.at(dW, self.type_ids, dG.T @ q)
         dE = np.zeros_like(E)
@@ -257,7 +302,7 @@ class MemN2N(Learned):
             ds = a * (da - (a * da).sum(axis=1, keepdims=True))
             dE += ds[:, :, None] * qh[:, None, :]
             dq = dq + np.einsum("bm,bmd->bd", ds, E)
-        dW += self.cand_bags.T.astype(W.dtype, copy=False) @ dY
+        dW += self.candidates_grad(dY)
         dU = np.zeros((len(batch.texts) + 1, dE.shape[-1]), dtype=dE.dtype)
         scatter(dU, batch.slots[:, :, :1] + 1, dE)          # rows from 1: scatter leaves id 0 out
         scatter(dA, batch.texts, dU[1:])
