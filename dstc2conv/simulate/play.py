@@ -150,14 +150,16 @@ def build_system(options: PlayOptions, kb: KB):
     entry = registry.entry(options.system)
     if options.train is not None:
         from ..systems.mistakes import check_data
+        from ..systems.task_settings import settings_for
         from ..task6.turns import read_turns
 
         if options.dev is None:
             raise Dstc2ConvError("--train needs --dev FILE (the choices made on it)")
         trn, dv = read_turns(options.train), read_turns(options.dev)
         check_data(options.train, options.dev, trn, dv)
-        with naming(options.train, options.dev):
-            system = entry.build(distinct([*(t.gold for t in (*trn, *dv)), *allowed]))
+        with naming(options.train, options.dev):      # the settings chosen for the task (table2's)
+            system = entry.build(distinct([*(t.gold for t in (*trn, *dv)), *allowed]),
+                                 **settings_for(entry.name, f"T{options.task}"))
             note(f"{entry.name}: fitting on {os.path.basename(options.train)}")
             return system.fit(trn, dv)
     if options.dev is not None:
