@@ -7,6 +7,7 @@ import os
 
 from ..arguments import at_least
 from ..errors import Dstc2ConvError
+from .dstc6 import SPLITS6
 from .requests import SPLITS
 
 PUBLISHED = os.path.join("..", "shared", "reference", "babi")
@@ -19,6 +20,14 @@ def _cmd_simulate(args) -> int:
         return _compare(args)
     if not args.task or not args.split:
         raise Dstc2ConvError("give --task and --split (or --compare DIR)")
+    if args.variant == "dstc6":
+        return _dstc6(args)
+    if args.candidates is not None:
+        raise Dstc2ConvError("--candidates is for --variant dstc6")
+    unknown = [s for s in args.split if s not in SPLITS]
+    if unknown:
+        raise Dstc2ConvError(f"unknown split {unknown[0]!r}: the splits are {', '.join(SPLITS)} (tst1-tst4 are "
+                             "--variant dstc6's)")
     from .generate import SimulateOptions, simulate
 
     options = SimulateOptions(tasks=tuple(dict.fromkeys(args.task)), splits=tuple(dict.fromkeys(args.split)),
@@ -26,6 +35,21 @@ def _cmd_simulate(args) -> int:
                               kb_seed=args.kb_seed, jobs=args.jobs)
     with reporting(notes=not args.quiet):
         for path in simulate(options):
+            print(path)
+    return 0
+
+
+def _dstc6(args) -> int:
+    from ..reporter import reporting
+    from .dstc6 import Dstc6Options, simulate6
+
+    if args.kb or args.values or args.jobs != 1:
+        raise Dstc2ConvError("--variant dstc6 builds its own extended KB in one process: drop --kb, --values, --jobs")
+    options = Dstc6Options(tasks=tuple(dict.fromkeys(args.task)), splits=tuple(dict.fromkeys(args.split)),
+                           entries=args.dialogs, seed=args.seed, out=args.out, kb_seed=args.kb_seed,
+                           candidates=args.candidates)
+    with reporting(notes=not args.quiet):
+        for path in simulate6(options):
             print(path)
     return 0
 
@@ -45,9 +69,16 @@ def add_parser(sub) -> None:
                                    "published format, with the KB and candidates files; or, with --compare DIR, "
                                    "measure generated files against the published train files.")
     p.add_argument("--task", type=at_least(1, 5), action="append", metavar="N", help="task 1 to 5 (repeatable)")
-    p.add_argument("--split", choices=SPLITS, action="append",
-                   help="trn, dev, tst (requests held out of trn/dev) or tst-OOV (the KB's other half); repeatable")
-    p.add_argument("--dialogs", type=at_least(1), default=1000, metavar="N", help="dialogs a file (default 1000)")
+    p.add_argument("--split", choices=(*SPLITS, *SPLITS6[1:]), action="append",
+                   help="trn, dev, tst (requests held out of trn/dev) or tst-OOV (the KB's other half); with "
+                        "--variant dstc6: trn, tst1, tst2, tst3, tst4; repeatable")
+    p.add_argument("--variant", choices=("babi2017", "dstc6"), default="babi2017",
+                   help="babi2017 (default): the published bAbI files; dstc6: the DSTC6 track 1 variant (atmosphere "
+                        "and restrictions slots, the track's JSON files, the extended KB)")
+    p.add_argument("--dialogs", type=at_least(1), default=1000, metavar="N",
+                   help="dialogs a file (default 1000); with --variant dstc6, entries a file (one a dialog)")
+    p.add_argument("--candidates", type=at_least(2, 100), metavar="N",
+                   help="--variant dstc6: candidates an entry (default 10 in the train file, 11 in the test files)")
     p.add_argument("--seed", type=int, default=0, help="seed of the dialogs' random draws (default 0)")
     p.add_argument("--out", default="outputs", metavar="DIR", help="output folder (default: outputs)")
     kb = p.add_mutually_exclusive_group()
