@@ -179,6 +179,7 @@ def test_show_prints_the_published_format(tmp_path, capsys):
     (["--system", "rules", "--task", "5", "--train", "x.txt"], "--train needs --dev FILE"),
     (["--system", "nosuch", "--task", "5"], "no system 'nosuch'"),
     (["--task", "5"], "give --system NAME (or --model DIR)"),
+    (["--model", "m", "--dev", "d.txt", "--task", "5"], "give --model DIR or --train FILE --dev FILE, not both"),
     (["--model", "no-such-folder", "--task", "5"], "no-such-folder"),
     (["--system", "rules", "--task", "5", "--kb", "missing-kb.txt"], "missing-kb.txt"),
 ])

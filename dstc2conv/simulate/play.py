@@ -139,7 +139,7 @@ def build_system(options: PlayOptions, kb: KB):
 
     allowed = candidates(kb)
     if options.model is not None:
-        if options.train is not None:
+        if options.train is not None or options.dev is not None:
             raise Dstc2ConvError("give --model DIR or --train FILE --dev FILE, not both")
         system = load_model(options.model, (options.system,) if options.system else ())
         if hasattr(system, "use_candidates"):        # the KB's restaurants and calls among its answers
@@ -177,6 +177,8 @@ def play(options: PlayOptions, system=None) -> PlayResult:
     one the options name, ``build_system``)."""
     from ..systems.interface import one_thread
 
+    if options.task not in TURN_LIMITS:
+        raise Dstc2ConvError(f"task {options.task!r}: give 1 to 5")
     if options.dialogs < 1:
         raise Dstc2ConvError(f"{options.dialogs} dialogs: give 1 or more")
     if options.split not in SPLITS:
