@@ -236,3 +236,14 @@ def test_the_rules_answer_simulated_test_and_oov_test_files_at_100(task, tmp_pat
 def test_the_worlds_the_user_draws_from():
     kb = paper_kb()
     assert world(kb, "tst").half is kb.halves[0] and world(kb, "tst-OOV").half is kb.halves[1]
+
+
+def test_wilson_interval_by_hand():
+    from dstc2conv.evaluate.intervals import wilson
+
+    # p = 5/10, z = 1.96: (0.5 + 0.19208) / 1.38415 ± 1.96 * sqrt(0.025 + 0.0096040) / 1.38415
+    assert wilson(5, 10) == pytest.approx((0.23659, 0.76341), abs=1e-5)
+    assert wilson(0, 10) == pytest.approx((0.0, 0.27753), abs=1e-5)
+    assert wilson(200, 200) == pytest.approx((0.98115, 1.0), abs=1e-5)
+    with pytest.raises(Dstc2ConvError):
+        wilson(3, 0)
