@@ -150,7 +150,14 @@ def test_same_seed_same_output(capsys):
         assert run([*args, "--seed", seed, "--json"]) == 0
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1] != outs[2]
-    assert json.loads(outs[0])["task_success"] == 1.0
+    first = json.loads(outs[0])
+    assert first["task_success"] == 1.0
+    parts = first["signature"].split("|")
+    assert parts[:3] == ["play", "rules", parts[2]] and parts[2].startswith("rules:")
+    assert parts[4:-1] == ["task:5", "split:tst", "seed:4", "dialogs:15"]
+    assert run([*args, "--seed", "4", "--json", "--kb-seed", "1"]) == 0       # another KB, another signature
+    other = json.loads(capsys.readouterr().out)["signature"].split("|")
+    assert other[3] != parts[3] and other[3].startswith("kb:") and other[:3] == parts[:3]
 
 
 def test_show_prints_the_published_format(tmp_path, capsys):

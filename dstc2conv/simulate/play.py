@@ -65,6 +65,7 @@ class PlayResult:
     split: str
     seed: int
     played: tuple[Played, ...]
+    signature: str = ""             # what the figures depend on: the system's data, the KB, the version
 
     @property
     def successes(self) -> int:
@@ -75,6 +76,7 @@ class PlayResult:
         low, high = wilson(self.successes, n)
         failures = Counter(p.failure for p in self.played if p.failure)
         return {"system": self.system, "task": self.task, "split": self.split, "seed": self.seed, "dialogs": n,
+                "signature": self.signature,
                 "task_success": self.successes / n, "interval": {"low": low, "high": high, "method": "wilson"},
                 "turns_per_dialog": sum(p.turns for p in self.played) / n, "turn_limit": TURN_LIMITS[self.task],
                 "failures": {kind: {"dialogs": failures[kind],
@@ -194,7 +196,30 @@ def play(options: PlayOptions, system=None) -> PlayResult:
         played = tuple(play_dialog(system, options.task, w, kb,
                                    random.Random(dialog_seed(options.seed, options.task, options.split, i)))
                        for i in range(options.dialogs))
-    return PlayResult(system.label(), options.task, options.split, options.seed, played)
+    return PlayResult(system.label(), options.task, options.split, options.seed, played,
+                      signature(options, system, kb))
+
+
+def signature(options: PlayOptions, system, kb: KB) -> str:
+    """``play|<system>|<what it was made of>|kb:<sha>|task:..|split:..|seed:..|dialogs:..|version:..``:
+    the model folder's fingerprint, the training file's SHA-256 or the rule file's (12
+    hex digits each), the KB file's as written (``kb_text``)."""
+    from ..files import sha256_file
+    from ..systems.folder import fingerprint
+    from ..version import __version__
+    from .kb import kb_text
+
+    made = []
+    if options.model is not None:
+        made.append(f"model:{fingerprint(options.model)[:12]}")
+    elif options.train is not None:
+        made.append(f"train:{sha256_file(options.train)[:12]}")
+    rules = getattr(system, "rules", None)
+    if isinstance(rules, (str, os.PathLike)):
+        made.append(f"rules:{sha256_file(os.fspath(rules))[:12]}")
+    kb_sha = hashlib.sha256(kb_text(kb).encode()).hexdigest()[:12]
+    return "|".join(["play", system.label(), *made, f"kb:{kb_sha}", f"task:{options.task}", f"split:{options.split}",
+                     f"seed:{options.seed}", f"dialogs:{options.dialogs}", f"version:{__version__}"])
 
 
 def format_text(result: PlayResult, show: int = 0) -> str:
@@ -206,7 +231,8 @@ def format_text(result: PlayResult, show: int = 0) -> str:
             f"dialogs           {n:,}",
             f"task success      {d['task_success']:.2%}  ({result.successes:,} of {n:,}; 95% interval "
             f"[{d['interval']['low']:.2%}, {d['interval']['high']:.2%}], Wilson)",
-            f"turns per dialog  {d['turns_per_dialog']:.2f}  (bot turns; the limit {d['turn_limit']})"]
+            f"turns per dialog  {d['turns_per_dialog']:.2f}  (bot turns; the limit {d['turn_limit']})",
+            f"signature         {d['signature']}"]
     if d["failures"]:
         out += ["", "failure                           dialogs   share  mean turn"]
         for kind, f in d["failures"].items():
