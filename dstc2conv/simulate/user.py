@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ..errors import Dstc2ConvError
 from .kb import KB, Restaurant
 from .requests import MIN_OPTIONS, World
-from .tasks import MAX_TRIES, _updated
+from .tasks import ACCEPT_P, MAX_TRIES, _updated
 from .wording import (
     ACCEPTS,
     ANOTHER,
@@ -52,8 +52,6 @@ from .wording import (
     WELCOME,
     api_call,
 )
-
-ACCEPT_P = 0.25
 
 # how a dialog fails
 WRONG_CALL = "wrong call"
