@@ -23,9 +23,9 @@ LAYERS = (
     ("convert",),
     ("exports",),
     ("builder",),
-    ("simulate",),
     ("evaluate",),
     ("systems",),
+    ("simulate",),        # after the systems: play drives one against the simulated user
     ("report",),
     ("api", "cli", "__init__", "__main__"),
 )

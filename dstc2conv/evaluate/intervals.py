@@ -125,6 +125,17 @@ def dialog_sums(name: str, stats: Sequence, turns, index: tuple[np.ndarray, int]
     return out
 
 
+def wilson(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion, ``successes`` of ``n`` (independent
+    outcomes: whole dialogs). Unlike the bootstrap's, it is not empty at 0 or n."""
+    if n < 1 or not 0 <= successes <= n:
+        raise Dstc2ConvError(f"{successes} successes of {n}: give 0 to n successes of n >= 1")
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return float(max(0.0, centre - half)), float(min(1.0, centre + half))
+
+
 CHUNK = 4_000_000   # draws held at once: resamples are drawn in blocks of rows, so memory stays bounded
 
 
