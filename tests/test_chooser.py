@@ -517,3 +517,20 @@ def test_the_rules_record_in_the_dialog_decides_between_two_managers(tmp_path):
     assert [v.missed for v in vs[:6]] == [0] * 6 and [v.missed for v in vs[6:12]] == [0, 0, 1, 1, 1, 2]
     answers = predict(RulesLearned(rules).fit(turns), turns)
     assert [a for a, t in zip(answers, turns) if t.user == "well"] == ["Which food?", "Which area?"] * 6
+
+
+def test_rules_of_other_slots_are_refused_by_name(tmp_path):
+    """The chooser reads task 6's slots: rules of the bAbI tasks' (cuisine, location,
+    number, price) are refused in one line naming the rule file, not a traceback."""
+    from importlib import resources
+
+    from dstc2conv.errors import Dstc2ConvError
+    from dstc2conv.systems.chooser.system import RulesLearned
+    from dstc2conv.task6.turns import read_turns
+
+    data = tmp_path / "d.txt"
+    data.write_text("1 hi\thello what can i help you with today\n2 can you book a table\ti'm on it\n\n")
+    babi = str(resources.files("dstc2conv.rulefiles") / "babi.yaml")
+    with pytest.raises(Dstc2ConvError, match="task 6's slots .*cuisine, location, number, price") as raised:
+        RulesLearned(babi).fit(read_turns(str(data)))
+    assert raised.value.path == babi

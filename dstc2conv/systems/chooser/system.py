@@ -11,8 +11,8 @@ from ...errors import Dstc2ConvError
 from ...reporter import note
 from ...task6.turns import BotTurn
 from ..interface import System, run
-from ..rules.engine import Compiled, State, propose
-from ..rules.ruleset import RuleSet, load_rules
+from ..rules.engine import Compiled, propose
+from ..rules.ruleset import TASK6_SLOTS, RuleSet, load_rules
 from ..rules.system import checked_rules, rule_file
 from .settings import Settings
 
@@ -26,12 +26,20 @@ class RulesDialog:
     def __init__(self, compiled: Compiled):
         from .features import Viewer
 
+        if tuple(slot.name for slot in compiled.slots) != tuple(slot.name for slot in TASK6_SLOTS):
+            raise Dstc2ConvError(f"the learned chooser (rules+learned, hcn) reads task 6's slots (food, area, price); "
+                                 f"these rules have {', '.join(slot.name for slot in compiled.slots)}: use rules "
+                                 "of task 6's slots, or these rules alone (the rules system)", compiled.ruleset.path)
         self.compiled, self.viewer = compiled, Viewer(compiled)
         self.reset()
 
     def reset(self) -> None:
-        self.state, self.turn, self.seen = State(), 0, None
+        self.state, self.turn, self.seen = self.compiled.new_state(), 0, None
         self.viewer.reset()
+
+    def preface(self, lines: tuple[str, ...]) -> None:
+        """The result lines before the dialog's first exchange (bAbI tasks 3 and 4's facts)."""
+        self.compiled.preface(self.state, lines)
 
     def view(self, user: str):
         mentioned = self.compiled.before_response(self.state, user)
@@ -54,6 +62,9 @@ class _Viewing(System):
 
     def reset(self) -> None:
         self.dialog.reset()
+
+    def preface(self, context: tuple[str, ...]) -> None:
+        self.dialog.preface(context)
 
     def rank(self, user: str, k: int) -> tuple[str, ...]:
         self.dialog.view(user)
@@ -140,6 +151,9 @@ class RulesLearned(System):
             self._compile()
         self._dialog.reset()
         self.last_rule = None
+
+    def preface(self, context: tuple[str, ...]) -> None:
+        self._dialog.preface(context)
 
     def rank(self, user: str, k: int) -> tuple[str, ...]:
         from .choosing import rank_view

@@ -141,6 +141,9 @@ class HCN(System):
         self._h = np.zeros((1, self.weights_["Wh"].shape[0]))
         self._pending = self._h
 
+    def preface(self, context: tuple[str, ...]) -> None:
+        self._dialog.preface(context)
+
     def _turn(self, user: str):
         """The turn's view, its scores (-inf: masked), its extra texts, the state after it."""
         from .answering import turn_scores
