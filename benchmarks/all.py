@@ -79,6 +79,8 @@ BENCHMARKS = (
     Benchmark("learned", "training and prediction of the learned systems", "bench_learned.py", (), ()),
     Benchmark("simulate", "100,000 task-5 dialogs by dstc2conv simulate, beside writing the same bytes",
               "bench_simulate.py", (), ("simulate.md",)),
+    Benchmark("sweep-babi", "the learned systems on bAbI tasks 1-5 with their chosen settings: dev and OOV stand-in",
+              "sweep_babi.py", (), ("babi-learned.md",)),
     Benchmark("simulate-standin", "memn2n+match trained on generated files against trained on the published ones",
               "simulate_standin.py", (), ("simulate.md",)),
     Benchmark("release", "table2 --release, the whole table, on a stand-in release: time per task, peak memory",

@@ -81,7 +81,7 @@ def _all():
 def test_all_names_every_benchmark_script_and_each_has_help():
     benchmarks = _all().BENCHMARKS
     scripts = {b.script for b in benchmarks}
-    helpers = {"all.py", "script.py"}
+    helpers = {"all.py", "script.py", "babi_standin.py"}     # (babi_standin: the OOV stand-in the others write)
     assert scripts == {p.name for p in (ROOT / "benchmarks").glob("*.py")} - helpers
     assert len({b.name for b in benchmarks}) == len(benchmarks)
     for bench in benchmarks:

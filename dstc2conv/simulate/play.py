@@ -18,7 +18,6 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..errors import Dstc2ConvError, naming
-from ..evaluate.intervals import wilson
 from .generate import SimulateOptions, load_kb
 from .kb import KB, candidates
 from .requests import SPLITS, check, world
@@ -72,6 +71,8 @@ class PlayResult:
         return sum(p.success for p in self.played)
 
     def to_dict(self, show: int = 0) -> dict:
+        from ..evaluate.intervals import wilson  # (numpy: not at the command line's start)
+
         n = len(self.played)
         low, high = wilson(self.successes, n)
         failures = Counter(p.failure for p in self.played if p.failure)
