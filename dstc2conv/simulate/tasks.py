@@ -83,10 +83,26 @@ def _update_turns(rng: random.Random, new, changed: list[int], lines: list[str])
     lines.append(_turn(SILENCE, api_call(new)))
 
 
+# How the published task 3 and 5 files order a call's restaurants (measured on their train
+# files, 2,000 dialogs): best rated first in 35%, worst first in 18.5%, else in neither order.
+FACTS_DESCENDING, FACTS_ASCENDING = 0.35, 0.185
+
+
 def _facts(rng: random.Random, restaurants, lines: list[str]) -> None:
-    shuffled = list(restaurants)
-    rng.shuffle(shuffled)
-    for r in shuffled:
+    """The restaurants' facts, 7 lines each: the restaurants by rating, best first or worst
+    first, or in an order that is neither, as often as the published files have each."""
+    ranked = sorted(restaurants, key=lambda r: r.rating, reverse=True)
+    draw = rng.random()
+    if draw < FACTS_DESCENDING:
+        ordered = ranked
+    elif draw < FACTS_DESCENDING + FACTS_ASCENDING:
+        ordered = ranked[::-1]
+    else:
+        ordered = list(ranked)
+        rng.shuffle(ordered)
+        while len(ordered) > 2 and ordered in (ranked, ranked[::-1]):
+            rng.shuffle(ordered)
+    for r in ordered:
         lines.extend(r.facts())
 
 
