@@ -63,6 +63,13 @@ def test_a_task_without_its_oov_test_file_is_scored_on_its_test_file_and_says_so
     assert "table2: T1: 1 system, fitted on" in err
 
 
+def test_each_test_files_progress_line_names_its_row(release, capsys):
+    code, out, err = _run(capsys, "table2", "--release", str(release), "--systems", "rules")
+    assert code == 0, err
+    scored = [line.partition(":")[2].partition(":")[0] for line in err.splitlines() if "% per response" in line]
+    assert scored == [" rules on T1", " rules on T1-OOV"]
+
+
 def test_the_figures_are_those_of_table2_on_each_test_file(release, capsys):
     code, out, _ = _run(capsys, "table2", "--release", str(release), "--systems", SYSTEMS, "--json", "--quiet")
     whole = json.loads(out)["tasks"]
