@@ -100,3 +100,16 @@ def test_rating_consistency():
     assert rating_consistency(parse(RATED)) == (3, 4)
     assert rating_consistency(parse(TEXT)) == (1, 1)
     assert rating_consistency([]) == (0, 0)
+
+
+def test_a_kb_file_is_refused_naming_its_first_fact(tmp_path, capsys):
+    babi_kb = tmp_path / "kb-tab.txt"       # bAbI tasks 1-5's KB: the value after a tab
+    babi_kb.write_text("1 resto_a R_cuisine\tthai\n1 resto_a R_location\tparis\n")
+    assert run(["stats", str(babi_kb)]) == 2
+    assert capsys.readouterr().err == (f"dstc2conv: error: {babi_kb}:1: a KB fact ('resto_a R_cuisine\\tthai') where a "
+                                       "dialog line is expected: give a dialog file, not a KB file\n")
+    task6_kb = tmp_path / "kb-space.txt"    # task 6's: no tab
+    task6_kb.write_text("1 resto_a R_cuisine thai\n1 resto_a R_area north\n")
+    assert run(["stats", str(task6_kb)]) == 2
+    assert capsys.readouterr().err == (f"dstc2conv: error: {task6_kb}: no user<TAB>bot line in any dialog: give a "
+                                       "dialog file, not a KB file\n")

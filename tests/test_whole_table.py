@@ -52,6 +52,24 @@ def test_each_test_file_is_a_row_beside_its_own_paper_figures(release, capsys):
     assert set(result["seconds"]) == {"T1"}
 
 
+def test_a_task_without_its_oov_test_file_is_scored_on_its_test_file_and_says_so(release, capsys):
+    (release / "dialog-babi-task1-API-calls-tst-OOV.txt").unlink()
+    code, out, err = _run(capsys, "table2", "--release", str(release), "--systems", "rules", "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert list(result["tasks"]) == ["T1"]
+    assert result["skipped"]["T1-OOV"] == "no OOV test file in the release"
+    assert "table2: T1-OOV: no OOV test file in the release: skipped" in err
+    assert "table2: T1: 1 system, fitted on" in err
+
+
+def test_each_test_files_progress_line_names_its_row(release, capsys):
+    code, out, err = _run(capsys, "table2", "--release", str(release), "--systems", "rules")
+    assert code == 0, err
+    scored = [line.partition(":")[2].partition(":")[0] for line in err.splitlines() if "% per response" in line]
+    assert scored == [" rules on T1", " rules on T1-OOV"]
+
+
 def test_the_figures_are_those_of_table2_on_each_test_file(release, capsys):
     code, out, _ = _run(capsys, "table2", "--release", str(release), "--systems", SYSTEMS, "--json", "--quiet")
     whole = json.loads(out)["tasks"]

@@ -116,7 +116,7 @@ def _import(module: str):
 
 SYSTEMS: dict[str, Entry] = {e.name: e for e in (
     Entry("rules", "dstc2conv.systems.rules.system:Rules", "rule-based",
-          "the rule baseline: the YAML rules shipped with dstc2conv (dstc2.yaml)"),
+          "the rule baseline: the YAML rules shipped with dstc2conv (babi.yaml on bAbI tasks 1-5, dstc2.yaml otherwise)"),
     Entry("tfidf", "dstc2conv.systems.ir.tfidf:TfIdfMatch", "TF-IDF Match",
           "TF-IDF Match: the candidate closest to the input by tf-idf cosine (the input chosen on DEV)"),
     Entry("nn", "dstc2conv.systems.ir.nearest:NearestNeighbor", "Nearest Neighbor",

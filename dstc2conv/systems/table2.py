@@ -184,22 +184,25 @@ def comparable(train: DataFile, dev: DataFile, test: DataFile, candidates_sha: s
             f"row{'' if row == 'T6' else ' ' + row}")
 
 
-def _fit_and_run(name: str, system, seed: int | None, trn, dv, tests: Sequence) -> tuple[Run, ...]:
+def _fit_and_run(name: str, system, seed: int | None, trn, dv, tests: Sequence,
+                 rows_of: Sequence[str] = ()) -> tuple[Run, ...]:
     """``system`` fitted once on TRN (choices on DEV) and run on each file of ``tests``:
-    one Run a test file, all with the one fit's time."""
+    one Run a test file, all with the one fit's time. With more than one test file, each
+    one's progress line names its row of ``rows_of``."""
     shown = name if seed is None else f"{name} (seed {seed})"
     with stopwatch(f"table2: {shown}"):
         start = time.perf_counter()
         system.fit(trn, dv)
         fit = time.perf_counter() - start
         out = []
-        for tst in tests:
+        for i, tst in enumerate(tests):
+            on = f" on {rows_of[i]}" if len(tests) > 1 and i < len(rows_of) else ""
             begun = time.perf_counter()
             predictions = [r[0] for r in run(system, tst, 1, progress=progress_lines("predicting"))]
             predict = time.perf_counter() - begun
             scored = metrics.compute(metrics.Inputs(tuple(tst), tuple(predictions)), ["accuracy"])
             accuracy = scored.figures["accuracy"]
-            note(f"table2: {shown}: {accuracy['per_response']:.2%} per response "
+            note(f"table2: {shown}{on}: {accuracy['per_response']:.2%} per response "
                  f"(fit {fit:.1f} s, predict {predict:.1f} s)")
             out.append(Run(seed, accuracy, tuple(scored.outcomes), fit, predict))
     return tuple(out)
@@ -223,9 +226,9 @@ def _fitted_rows(names: Sequence[str], pool: tuple[str, ...], trn, dv, tests: Se
             unavailable.append((name, str(exc).partition(": ")[2]))
             continue
         if system.seeded():
-            per_seed = [_fit_and_run(name, clone(system, seed=s), s, trn, dv, tests) for s in seeds]
+            per_seed = [_fit_and_run(name, clone(system, seed=s), s, trn, dv, tests, rows_of) for s in seeds]
         else:
-            per_seed = [_fit_and_run(name, system, None, trn, dv, tests)]
+            per_seed = [_fit_and_run(name, system, None, trn, dv, tests, rows_of)]
         for i in range(len(tests)):
             rows[i].append(Row(name, entry.description, entry.reported(rows_of[i]),
                                tuple(runs[i] for runs in per_seed)))

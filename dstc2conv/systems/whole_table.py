@@ -109,7 +109,11 @@ def whole_table(release: str, systems: str | Sequence[str] | None = None, resamp
                 skipped.append((task, why))
                 continue
             tests = [(task, files.test)] + ([(f"{task}-OOV", files.oov_test)] if files.oov_test else [])
-            note(f"table2: {task}: {len(names)} systems, fitted on {os.path.basename(files.train)}, scored on "
+            if task != "T6" and files.oov_test is None:
+                note(f"table2: {task}-OOV: no OOV test file in the release: skipped")
+                skipped.append((f"{task}-OOV", "no OOV test file in the release"))
+            counted = f"{len(names)} system{'s' if len(names) != 1 else ''}"
+            note(f"table2: {task}: {counted}, fitted on {os.path.basename(files.train)}, scored on "
                  f"{' and '.join(os.path.basename(p) for _, p in tests)}")
             start = time.perf_counter()
             with naming(*(_named(p, os.fspath(release)) for p in (files.train, files.dev, *dict(tests).values(),

@@ -3,6 +3,7 @@ same line format), and how consistently a file's offers follow the ratings."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import asdict, dataclass
 from typing import Iterable
 
@@ -85,6 +86,9 @@ class FileStats:
         return out
 
 
+KB_FACT = re.compile(r"\S+ R_\w+")        # a bAbI KB line's left of its tab: 'resto_x R_cuisine'
+
+
 def file_stats(path: str | os.PathLike, row: str | None = None) -> FileStats:
     """Table 1 for a task-6 (or bAbI tasks 1-5) file; a file without a dialog is an error.
     The dialogs are read one at a time, never all held. ``row``: the file's row in the
@@ -98,8 +102,11 @@ def file_stats(path: str | os.PathLike, row: str | None = None) -> FileStats:
         if len(vocabulary) > MAX_VOCABULARY:
             raise Dstc2ConvError(f"more than {MAX_VOCABULARY:,} distinct tokens, more than stats counts in a "
                                  "task-6 file", path, dialog.start_line)
-        for line in dialog.lines:    # (a line is at most limits.MAX_LINE characters: few tokens)
+        for i, line in enumerate(dialog.lines):    # (a line is at most limits.MAX_LINE characters: few tokens)
             if isinstance(line, Exchange):
+                if KB_FACT.fullmatch(line.user):
+                    raise Dstc2ConvError(f"a KB fact ('{line.user}\\t{line.bot}') where a dialog line is expected: "
+                                         "give a dialog file, not a KB file", path, dialog.start_line + i)
                 if line.user == SILENCE:
                     silent += 1
                 else:
@@ -116,6 +123,8 @@ def file_stats(path: str | os.PathLike, row: str | None = None) -> FileStats:
                              "task-6 file", path)
     if not dialogs:
         raise Dstc2ConvError("no dialogs (the file is empty or only empty lines)", path)
+    if not bots:
+        raise Dstc2ConvError("no user<TAB>bot line in any dialog: give a dialog file, not a KB file", path)
     return FileStats(path, dialogs, users, silent, bots, outputs, len(vocabulary), len(candidates), row)
 
 
