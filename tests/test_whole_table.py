@@ -165,3 +165,11 @@ def test_the_python_api_gives_the_table_and_its_frame(release, capsys):
     assert frame.loc[("T1", "nn"), "per_response"] == printed["tasks"]["T1"]["systems"]["nn"]["per_response"]
     wide = frame["per_response"].unstack("system")
     assert list(wide.index) == ["T1", "T1-OOV"]
+
+
+def test_a_release_without_its_candidates_file_says_so(release, capsys):
+    (release / "dialog-babi-candidates.txt").unlink()
+    code, out, err = _run(capsys, "table2", "--release", str(release), "--systems", "nn", "--json")
+    assert code == 0
+    assert "table2: T1: no candidates file in the release" in err
+    assert json.loads(out)["tasks"]["T1"]["candidates"]["from"] == "TRN, DEV and every TST"

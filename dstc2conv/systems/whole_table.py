@@ -112,6 +112,9 @@ def whole_table(release: str, systems: str | Sequence[str] | None = None, resamp
             if task != "T6" and files.oov_test is None:
                 note(f"table2: {task}-OOV: no OOV test file in the release: skipped")
                 skipped.append((f"{task}-OOV", "no OOV test file in the release"))
+            if files.candidates is None:
+                note(f"table2: {task}: no candidates file in the release: the systems rank every distinct bot "
+                     "utterance of its train, dev and test files (not the paper's protocol)")
             counted = f"{len(names)} system{'s' if len(names) != 1 else ''}"
             note(f"table2: {task}: {counted}, fitted on {os.path.basename(files.train)}, scored on "
                  f"{' and '.join(os.path.basename(p) for _, p in tests)}")
