@@ -77,5 +77,6 @@ def shipped_for(path: str | os.PathLike | None, turns: Sequence = (), installed:
     return chosen, (f"the data is of bAbI tasks 1-5 {reason}" if reason else "the data is not of bAbI tasks 1-5")
 
 
-__all__ = ["DEFAULT_RULES", "BABI_RULES", "DSTC6_RULES", "shipped_dstc6", "BABI_GREETING", "shipped_rules", "default_rules", "first_bot_turn",
+__all__ = ["DEFAULT_RULES", "BABI_RULES", "DSTC6_RULES", "shipped_dstc6",
+           "BABI_GREETING", "shipped_rules", "default_rules", "first_bot_turn",
            "babi_reason", "shipped_for"]
