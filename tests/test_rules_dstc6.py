@@ -4,6 +4,7 @@ test file's truth file; every task and set, generated here, scored 100%."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -86,3 +87,16 @@ def test_restrictions_only_where_the_name_says(made, tmp_path):
     assert score6(rules, str(src), truth).wrong == ()
     wrong = score6(rules, str(renamed), truth).wrong
     assert wrong and any(answer == "do you have any dietary restrictions" for _, _, answer in wrong)
+
+
+def test_a_condition_on_the_left_out_slot(made, tmp_path):
+    """A rule testing the restrictions slot on a file without it: unset, no error."""
+    shipped = Path(shipped_dstc6())
+    rules = tmp_path / "dstc6.yaml"
+    rules.write_text(shipped.read_text().replace("first_missing: restrictions", "missing: restrictions"))
+    (tmp_path / "dstc6-ontology.yaml").write_bytes((shipped.parent / "dstc6-ontology.yaml").read_bytes())
+    path = made / file_name6(1, "tst1", ENTRIES)
+    scored = score6(load_rules(str(rules)), str(path), str(made / truth_name(path.name)))
+    assert scored.wrong and {answer for _, _, answer in scored.wrong} <= {
+        "ok let me look into some options for you", "any preference on a type of cuisine", "where should it be",
+        "how many people would be in your party", "which price range are you looking for"}

@@ -163,8 +163,17 @@ def score6(ruleset, path: str, truth: str | None = None) -> Score6:
     """P@1 of the rules on a DSTC6 file: each entry's last bot turn predicted."""
     from .engine import Compiled, predict
 
+    class Compiled6(Compiled):
+        def new_state(self):
+            """The state, its slots left out by ``for_file`` unset (None) for the rules' conditions."""
+            state = super().new_state()
+            for slot in ruleset.ontology.slots:
+                if not hasattr(state, slot.name):
+                    setattr(state, slot.name, None)
+            return state
+
     entries = read_dstc6(path, truth)
-    compiled = Compiled(for_file(ruleset, path))
+    compiled = Compiled6(for_file(ruleset, path))
     turns = [t for e in entries for t in e.turns]
     predictions = predict(compiled, turns)
     wrong, right, end = [], 0, -1
