@@ -148,6 +148,12 @@ class _ScoreOptions(_Files):
 
 
 def _cmd_score(args) -> int:
+    from .dstc6 import looks_dstc6
+
+    if looks_dstc6(args.data):
+        return _score_dstc6(args)
+    if args.truth:
+        raise Dstc2ConvError("--truth is for a DSTC6 JSON file (its answers); this data is not one", args.data)
     options = _ScoreOptions(rules=_picked(args, args.data), data=args.data, quiet=args.quiet, json=args.json,
                             against=args.against, save=args.save, flips=args.flips, context=args.context,
                             watch=args.watch, no_history=args.no_history, history_dir=args.history_dir,
@@ -176,6 +182,30 @@ def _score(options: _ScoreOptions) -> int:
         _watch(options, setup, ruleset, baseline)
         return 0
     _rescore(options, setup, ruleset, baseline, pin=options.save)
+    return 0
+
+
+def _score_dstc6(args) -> int:
+    """``rules score`` on a DSTC6 track 1 JSON file: P@1 of the rules (``dstc6.score6``)."""
+    from .dstc6 import score6
+    from .ruleset import load_rules
+    from .shipped import shipped_dstc6
+
+    for flag, given in (("--against", args.against), ("--save", args.save), ("--watch", args.watch),
+                        ("--manifest", args.manifest), ("--chooser", args.chooser)):
+        if given:
+            raise Dstc2ConvError(f"{flag} is for task-6 files, not a DSTC6 JSON file", args.data)
+    rules = args.rules or shipped_dstc6()
+    if args.rules is None and not args.quiet:
+        print(f"dstc2conv: rules {rules}: the data is a DSTC6 JSON file (--rules names another)", file=sys.stderr)
+    scored = score6(load_rules(rules), args.data, args.truth)
+    if args.json:
+        print(json.dumps({"data": args.data, "entries": scored.entries, "right": scored.right,
+                          "p_at_1": round(scored.p_at_1, 6)}, indent=2))
+    else:
+        print(f"P@1 {scored.p_at_1:.2%} ({scored.right}/{scored.entries} entries)")
+        for dialog_id, predicted, answer in scored.wrong[:args.flips]:
+            print(f"  {dialog_id}: said {predicted!r}, answer {answer!r}")
     return 0
 
 
@@ -698,6 +728,8 @@ def _add_score(rules_sub) -> None:
                         "rules; the default), best (the best kept scoring on this data of other rules), shipped "
                         "(the shipped rules, scored now), a rule file (scored now), or a NAME pinned with --save")
     p.add_argument("--save", metavar="NAME", help="pin this scoring under NAME, for --against NAME")
+    p.add_argument("--truth", metavar="FILE",
+                   help="a DSTC6 test file's truth file (its answers; --data a DSTC6 JSON file: the rules' P@1)")
     p.add_argument("--flips", type=at_least(0), default=3, metavar="N",
                    help="flipped turns to show per change of rule (default 3)")
     p.add_argument("--context", type=at_least(0), default=0, metavar="N",

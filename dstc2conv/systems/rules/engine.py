@@ -34,7 +34,7 @@ class State:
     are attributes named as rule files name them (``order``: the ontology's slots, task
     6's food, area and price by default; none of them is named as the other attributes
     are, ``ruleset.NOT_SLOTS``)."""
-    __slots__ = ("order", "results", "offered", "current", "last_call", "called",
+    __slots__ = ("order", "results", "offered", "offers", "current", "last_call", "called",
                  "prev_bot", "prev_matches", "said", "turn", "changed", "upcoming", "flags", "history", "wording",
                  "__dict__")
 
@@ -44,6 +44,7 @@ class State:
             setattr(self, slot.name, None)
         self.results: dict[str, dict[str, str]] = {}   # name -> attributes, R_rating included
         self.offered: set[str] = set()
+        self.offers: list[str] = []    # the restaurants named by bot turns since the last call, first named first
         self.current: str | None = None
         self.last_call: str | None = None
         self.called = False
@@ -159,6 +160,8 @@ class Compiled:
             if name is not None:
                 state.current = name
                 state.offered.add(name)
+                if name not in state.offers:
+                    state.offers.append(name)
 
     def _underscored(self, gold: str) -> str:
         """A gold bot turn with the restaurant names it writes with spaces (the ontology's
@@ -190,6 +193,10 @@ class Compiled:
             if restaurant is None:
                 return None
         fields = {}
+        if state.offers:
+            fields["first_offered"], fields["last_offered"] = state.offers[0], state.offers[-1]
+            if len(state.offers) > 1:
+                fields["prev_offered"] = state.offers[-2]
         if restaurant is not None:
             attrs = state.results.get(restaurant, {})
             fields["name"] = restaurant
@@ -255,6 +262,7 @@ def _take_gold(state: State, turn: BotTurn, gold: str) -> None:
         state.called = True
         state.results = {}
         state.offered = set()
+        state.offers = []
         state.current = None
         for text in turn.context:
             fact = Fact.match(text)
@@ -265,6 +273,8 @@ def _take_gold(state: State, turn: BotTurn, gold: str) -> None:
             if token in state.results:
                 state.current = token
                 state.offered.add(token)
+                if token not in state.offers:
+                    state.offers.append(token)
                 break
     state.prev_bot = gold
     state.turn += 1

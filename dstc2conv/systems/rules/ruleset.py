@@ -150,6 +150,10 @@ class RuleSet:
         return sorted((r for r in self.rules if r.enabled), key=rule_order)
 
 
+# the restaurants offered so far, as pattern fields: the first, the one before the last, the last
+OFFERED_FIELDS = ("first_offered", "prev_offered", "last_offered")
+
+
 def rule_order(rule: Rule) -> tuple[int, int]:
     """The one tie-break: higher priority first; equal priorities keep file order."""
     return (-rule.priority, rule.index)
@@ -569,8 +573,9 @@ def _combine(op: str, value: Any, patterns: dict, line: int, rule_id: str | None
 
 def _patterns(data: _Map, bad: _Collect) -> dict:
     """name -> template, or None for a pattern with a problem (noted). Its fields:
-    ``{name}`` and the slots of the ontology (``bad.slots``)."""
-    fields_known = None if bad.slots is None else ("name", *bad.slots)
+    ``{name}``, the restaurants offered (``OFFERED_FIELDS``) and the slots of the
+    ontology (``bad.slots``)."""
+    fields_known = None if bad.slots is None else ("name", *OFFERED_FIELDS, *bad.slots)
     patterns = data.get("patterns")
     if not isinstance(patterns, _Map) or not patterns:
         bad("'patterns' must be a non-empty mapping of names to responses", data.key_lines.get("patterns", data.line))

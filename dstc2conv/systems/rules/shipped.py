@@ -1,7 +1,8 @@
 """Where the rules are read from by default: a rule file shipped with dstc2conv, or the
 one of the same name in ``rules/`` of the current folder (a checkout, where the rules
-are edited). Two are shipped: ``dstc2.yaml`` for task 6, and ``babi.yaml`` for bAbI
-tasks 1-5, which ``shipped_for`` picks for their data."""
+are edited). Three are shipped: ``dstc2.yaml`` for task 6, ``babi.yaml`` for bAbI
+tasks 1-5, which ``shipped_for`` picks for their data, and ``dstc6.yaml`` for the DSTC6
+track 1 variant's JSON files (``rules score`` picks it for them)."""
 from __future__ import annotations
 
 import os
@@ -20,6 +21,15 @@ def shipped_rules(name: str = "dstc2.yaml") -> str:
     from importlib import resources
 
     return str(resources.files("dstc2conv.rulefiles") / name)
+
+
+DSTC6_RULES = os.path.join("rules", "dstc6.yaml")
+
+
+def shipped_dstc6() -> str:
+    """The rules of the DSTC6 track 1 variant: ``rules/dstc6.yaml`` in the current folder
+    if it is there, else the one shipped with dstc2conv."""
+    return DSTC6_RULES if os.path.isfile(DSTC6_RULES) else shipped_rules("dstc6.yaml")
 
 
 def default_rules() -> str:
@@ -67,5 +77,6 @@ def shipped_for(path: str | os.PathLike | None, turns: Sequence = (), installed:
     return chosen, (f"the data is of bAbI tasks 1-5 {reason}" if reason else "the data is not of bAbI tasks 1-5")
 
 
-__all__ = ["DEFAULT_RULES", "BABI_RULES", "BABI_GREETING", "shipped_rules", "default_rules", "first_bot_turn",
+__all__ = ["DEFAULT_RULES", "BABI_RULES", "DSTC6_RULES", "shipped_dstc6",
+           "BABI_GREETING", "shipped_rules", "default_rules", "first_bot_turn",
            "babi_reason", "shipped_for"]
