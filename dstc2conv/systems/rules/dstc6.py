@@ -31,7 +31,13 @@ class Entry6:
 
 def looks_dstc6(path: str | os.PathLike) -> bool:
     """Whether a file is a DSTC6 JSON file: its first non-blank byte opens a JSON list."""
+    import stat
+
+    from ...files import read_bytes
+
     try:
+        if stat.S_ISFIFO(os.stat(path).st_mode):     # a pipe is read once, whole: the scoring reads it from there
+            return read_bytes(path, "a data file").lstrip().startswith(b"[")
         with open(path, "rb") as f:
             head = f.read(64).lstrip()
     except OSError:
