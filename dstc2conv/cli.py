@@ -141,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .simulate.cli import add_parser as add_simulate_parser
 
     add_simulate_parser(sub)
-    from .simulate.play import add_parser as add_play_parser
+    from .simulate.cli import add_play_parser
 
     add_play_parser(sub)
     return parser

@@ -7,8 +7,7 @@ import os
 
 from ..arguments import at_least
 from ..errors import Dstc2ConvError
-from .dstc6 import SPLITS6
-from .requests import SPLITS
+from .splits import SPLITS, SPLITS6
 
 PUBLISHED = os.path.join("..", "shared", "reference", "babi")
 
@@ -95,3 +94,48 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="--compare: print JSON")
     p.add_argument("--quiet", action="store_true", help="print no notes on stderr")
     p.set_defaults(func=_cmd_simulate)
+
+
+def _cmd_play(args) -> int:
+    import json
+
+    from ..reporter import reporting
+    from .play import PlayOptions, format_text, play
+
+    options = PlayOptions(args.system, args.task, args.dialogs, args.seed, args.split, args.model, args.train,
+                          args.dev, args.kb, args.kb_seed, args.show)
+    with reporting(notes=not args.quiet):
+        result = play(options)
+    print(json.dumps(result.to_dict(args.show), indent=2) if args.json else format_text(result, args.show))
+    return 0
+
+
+def add_play_parser(sub) -> None:
+    """``dstc2conv play`` (its module, ``simulate.play``, imported when it runs)."""
+    from ..arguments import at_least
+    from ..systems.registry import listed
+
+    p = sub.add_parser("play", help="a system against the simulated user of a bAbI task (1-5): task success",
+                       description="The simulated user of bAbI dialog task 1-5 talks to a system turn by turn, the "
+                                   "system's own answers driving the dialog; the task success rate (the right "
+                                   "api_call, the booking, the phone or address asked), turns per dialog and where "
+                                   "dialogs fail.")
+    p.add_argument("--system", metavar="NAME",
+                   help=f"the system: one of the registry's ({listed()}), a plugin's, or module:Class; rules needs no "
+                        "training (the bAbI rule file)")
+    p.add_argument("--model", metavar="DIR", help="a trained model folder to play")
+    p.add_argument("--train", metavar="FILE", help="a bAbI training file to fit the system on (with --dev)")
+    p.add_argument("--dev", metavar="FILE", help="the dev file the system's choices are made on")
+    p.add_argument("--task", type=at_least(1, 5), required=True, metavar="N", help="the bAbI task, 1 to 5")
+    p.add_argument("--dialogs", type=at_least(1, 1_000_000), default=100, metavar="N", help="dialogs (default 100)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the user's draws (default 0)")
+    p.add_argument("--split", choices=SPLITS, default="tst",
+                   help="the requests the user draws from: trn, dev, tst (default; held out of trn) or tst-OOV")
+    p.add_argument("--kb", metavar="FILE", help="a KB file in the published format (default: a KB built as the "
+                                                "paper says, as simulate builds it)")
+    p.add_argument("--kb-seed", type=int, default=0, help="seed of the party sizes of a KB built here (default 0)")
+    p.add_argument("--show", type=at_least(0), default=0, metavar="K",
+                   help="print the first K dialogs played, in the published format")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--quiet", action="store_true", help="no notes on stderr")
+    p.set_defaults(func=_cmd_play)

@@ -32,6 +32,7 @@ from ..errors import Dstc2ConvError
 from ..files import refuse_inputs
 from ..reporter import note
 from .dstc6_kb import KB_FILES, Half6, Restaurant6, extended_kb, kb6_text
+from .splits import SPLITS6
 from .wording import ANSWERS as BABI_ANSWERS
 from .wording import (
     ANYTHING_ELSE,
@@ -56,7 +57,7 @@ from .wording import ASK as BABI_ASK
 from .wording import SLOT_PHRASES as BABI_PHRASES
 
 SILENCE = "<silence>"
-SPLITS6 = ("trn", "tst1", "tst2", "tst3", "tst4")
+
 TOKENS = {1: "task1API", 2: "task2REFINE", 3: "task3OPTIONS", 4: "task4INFOS", 5: "task5FULL"}
 TRAIN_CANDIDATES, TEST_CANDIDATES = 10, 11     # the track's scorer's default, the released test files' count
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from ..errors import Dstc2ConvError
 from .kb import KB, Half, Restaurant
+from .splits import SPLITS
 
-SPLITS = ("trn", "dev", "tst", "tst-OOV")
 MIN_OPTIONS = 3       # tasks 3 and 5 keep only api_calls that retrieve at least 3 restaurants
 
 Request = tuple[str, str, str, str]
