@@ -100,3 +100,17 @@ def test_a_condition_on_the_left_out_slot(made, tmp_path):
     assert scored.wrong and {answer for _, _, answer in scored.wrong} <= {
         "ok let me look into some options for you", "any preference on a type of cuisine", "where should it be",
         "how many people would be in your party", "which price range are you looking for"}
+
+
+def test_a_json_file_past_the_input_bound_is_one_line(tmp_path, capsys):
+    """The DSTC6 JSON reader is bounded as every reader is: past the bound, one line, exit 2."""
+    from dstc2conv.limits import MAX_FILE
+
+    big = tmp_path / "big.json"
+    with open(big, "wb") as fh:        # sparse: the bound is checked before the bytes are read
+        fh.write(b"[")
+        fh.truncate(MAX_FILE + 1)
+    code = run(["rules", "score", "--data", str(big)])
+    err = capsys.readouterr().err
+    assert code == 2 and "big.json: larger than" in err
+    assert [line for line in err.splitlines() if "error" in line] == [err.splitlines()[-1]]

@@ -46,12 +46,14 @@ def looks_dstc6(path: str | os.PathLike) -> bool:
 
 
 def _load(path: str, what: str):
+    """The JSON of ``path``, read as every input is (``files.read_text``: a regular file or
+    a pipe, at most ``limits.MAX_FILE`` bytes, else one line naming it)."""
+    from ...files import read_text
+
+    text = read_text(path, what)
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except OSError as exc:
-        raise Dstc2ConvError(f"cannot read {what}: {exc.strerror}", path) from None
-    except (ValueError, UnicodeDecodeError) as exc:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
         raise Dstc2ConvError(f"not a JSON file: {exc}", path) from None
 
 
