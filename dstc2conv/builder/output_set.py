@@ -123,9 +123,18 @@ class OutputFolder:
             for name in names:
                 with open(os.path.join(self._work, name), "w", encoding="utf-8", newline="\n") as fh:
                     fh.write(files[name])
+        except OSError as exc:
+            shutil.rmtree(self._work, ignore_errors=True)
+            raise Dstc2ConvError(f"cannot write the outputs: {exc.strerror}", self.path) from None
+        return self.place(names, list(remove))
+
+    def place(self, names: list[str], remove: list[str]) -> list[str]:
+        """Put the files ``names``, written in the work folder, in place and remove
+        ``remove``: the COMMIT list first, then ``_finish``; their paths."""
+        try:
             plan = os.path.join(self._work, COMMIT)
             with open(plan + ".tmp", "w", encoding="utf-8") as fh:
-                json.dump({"remove": list(remove), "move": names}, fh)
+                json.dump({"remove": remove, "move": names}, fh)
             os.replace(plan + ".tmp", plan)
         except OSError as exc:
             shutil.rmtree(self._work, ignore_errors=True)
@@ -133,7 +142,7 @@ class OutputFolder:
         try:
             _finish(self.path, self._work)
         except OSError as exc:
-            raise Dstc2ConvError(f"cannot put the outputs in place ({exc.strerror}): the next build into "
+            raise Dstc2ConvError(f"cannot put the outputs in place ({exc.strerror}): the next run into "
                                  "this folder finishes it", self.path) from None
         return [os.path.join(self.path, name) for name in names]
 

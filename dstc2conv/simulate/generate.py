@@ -4,17 +4,15 @@ seed, the task, the split and the chunk's index, so the files are the same whate
 from __future__ import annotations
 
 import hashlib
-import json
 import multiprocessing
 import os
 import pickle
 import random
-import shutil
 import signal
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..builder.output_set import COMMIT, OutputFolder, _finish
+from ..builder.output_set import OutputFolder
 from ..errors import Dstc2ConvError
 from ..files import refuse_inputs
 from ..reporter import note
@@ -137,20 +135,7 @@ class _Folder(OutputFolder):
             raise Dstc2ConvError(f"cannot write the outputs: {exc.strerror}", self.path) from None
 
     def put_in_place(self, names: list[str]) -> list[str]:
-        try:
-            plan = os.path.join(self._work, COMMIT)
-            with open(plan + ".tmp", "w", encoding="utf-8") as fh:
-                json.dump({"remove": [], "move": names}, fh)
-            os.replace(plan + ".tmp", plan)
-        except OSError as exc:
-            shutil.rmtree(self._work, ignore_errors=True)
-            raise Dstc2ConvError(f"cannot write the outputs: {exc.strerror}", self.path) from None
-        try:
-            _finish(self.path, self._work)
-        except OSError as exc:
-            raise Dstc2ConvError(f"cannot put the outputs in place ({exc.strerror}): the next run into "
-                                 "this folder finishes it", self.path) from None
-        return [os.path.join(self.path, name) for name in names]
+        return self.place(names, [])
 
 
 def simulate(options: SimulateOptions) -> list[str]:
